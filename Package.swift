@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Gatehouse: a self-hosted OpenID Connect provider.
+// Layers point down only (see README "Architecture"); scripts/check-layers enforces it in CI.
+import PackageDescription
+
+let package = Package(
+    name: "Gatehouse",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "idp", targets: ["idp"]),
+        .executable(name: "idp-admin", targets: ["idp-admin"]),
+    ],
+    targets: [
+        // C libraries, each a module map over a shim header with the few inline helpers Swift cannot import.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        // Building blocks with no knowledge of OAuth.
+        .target(name: "Logging"),
+        .target(name: "Settings"),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "CCrypt"]),
+        .target(name: "JOSE", dependencies: ["Crypto"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "HTTP", dependencies: ["CLinux", "CZlib", "Logging"]),
+
+        // The identity provider.
+        .target(name: "Model"),
+        .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto"]),
+        .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
+        .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "JOSE", "Crypto", "Settings", "Logging"]),
+        .target(name: "Admin", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
+        .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
+        .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,17 @@
+// Inline helpers for SQLite macros Swift cannot import.
+#include <sqlite3.h>
+
+/// Binds text that SQLite copies at once (SQLITE_TRANSIENT is a cast macro).
+static inline int gh_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int index, const char *text, int length) {
+    return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
+}
+
+/// Binds a blob that SQLite copies at once.
+static inline int gh_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(stmt, index, bytes, length, SQLITE_TRANSIENT);
+}
+
+/// sqlite3_db_config is variadic; this is the one-integer form.
+static inline int gh_sqlite3_db_config_int(sqlite3 *db, int op, int value, int *result) {
+    return sqlite3_db_config(db, op, value, result);
+}

@@ -1,0 +1,1 @@
+// Placeholder until the Settings layer lands.
