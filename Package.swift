@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "Admin", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),
+        // Micro-benchmarks driven by scripts/bench (never timed in unit tests).
+        .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings"], path: "Tests/TestSupport"),
