@@ -20,7 +20,7 @@ let package = Package(
 
         // Building blocks with no knowledge of OAuth.
         .target(name: "Logging"),
-        .target(name: "Settings"),
+        .target(name: "Settings", dependencies: ["Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CCrypt"]),
         .target(name: "JOSE", dependencies: ["Crypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),

@@ -1,0 +1,67 @@
+/// One configuration key: its name, default, help text and how to apply a value.
+public struct SettingKey: Sendable {
+    public let name: String
+    public let defaultText: String
+    public let help: String
+    /// Whether `idp-admin config check` masks the value.
+    public let isSecret: Bool
+    let apply: @Sendable (inout Settings, String) -> ParseFailure?
+
+    /// The environment variable that overrides this key.
+    public var environmentName: String { "IDP_" + name.uppercased() }
+
+    init<Value>(_ name: String, default defaultText: String, help: String, secret: Bool = false,
+                parse: @escaping @Sendable (String) -> Result<Value, ParseFailure>,
+                store: WritableKeyPath<Settings, Value> & Sendable) {
+        self.name = name
+        self.defaultText = defaultText
+        self.help = help
+        self.isSecret = secret
+        self.apply = { settings, text in
+            switch parse(text) {
+            case .success(let value):
+                settings[keyPath: store] = value
+                return nil
+            case .failure(let failure):
+                return failure
+            }
+        }
+    }
+}
+
+extension SettingKey {
+    /// Every key the daemon and `idp-admin` accept, in the order `Config/idp.conf` documents them.
+    public static let all: [SettingKey] = [
+        SettingKey("listen", default: "127.0.0.1:8080",
+                   help: "Where to accept HTTP: host:port (IPv4, [IPv6]) or unix:/path for an nginx upstream.",
+                   parse: ValueParsers.listen, store: \.listen),
+        SettingKey("issuer", default: "http://<listen>/",
+                   help: "Public base URL ending in /; every emitted URL and the iss claim come from it, routes are served under its path.",
+                   parse: ValueParsers.issuer, store: \.issuer),
+        SettingKey("database", default: "data/idp.sqlite3",
+                   help: "Path of the SQLite database file, relative to the working directory unless absolute.",
+                   parse: ValueParsers.path, store: \.database),
+        SettingKey("log_level", default: "info", help: "debug, info, warning or error.",
+                   parse: ValueParsers.logLevel, store: \.logLevel),
+        SettingKey("max_header_bytes", default: "16KiB", help: "Largest request line plus headers (431 beyond).",
+                   parse: { ValueParsers.byteSize($0, in: 1024...(1 << 20)) }, store: \.maxHeaderBytes),
+        SettingKey("max_body_bytes", default: "1MiB", help: "Largest request body (413 beyond).",
+                   parse: { ValueParsers.byteSize($0, in: 1024...(64 << 20)) }, store: \.maxBodyBytes),
+        SettingKey("header_timeout", default: "10s", help: "Time allowed to send the request line and headers (408 after).",
+                   parse: { ValueParsers.duration($0, in: .milliseconds(100)...(.seconds(300))) }, store: \.headerTimeout),
+        SettingKey("body_timeout", default: "30s", help: "Time allowed to send the request body (408 after).",
+                   parse: { ValueParsers.duration($0, in: .milliseconds(100)...(.seconds(600))) }, store: \.bodyTimeout),
+        SettingKey("idle_timeout", default: "60s", help: "How long an idle keep-alive connection stays open.",
+                   parse: { ValueParsers.duration($0, in: .seconds(1)...(.seconds(3600))) }, store: \.idleTimeout),
+        SettingKey("max_connections", default: "4096", help: "Open client connections at most; further ones are closed at once.",
+                   parse: { ValueParsers.integer($0, in: 1...1_000_000) }, store: \.maxConnections),
+        SettingKey("worker_threads", default: "8", help: "Threads running handlers that block on SQLite or cryptography.",
+                   parse: { ValueParsers.integer($0, in: 1...256) }, store: \.workerThreads),
+        SettingKey("drain_timeout", default: "10s", help: "On SIGTERM, how long in-flight requests may take to finish.",
+                   parse: { ValueParsers.duration($0, in: .zero...(.seconds(600))) }, store: \.drainTimeout),
+        SettingKey("gzip_min_bytes", default: "1KiB", help: "Smallest response body that is gzip-compressed when the client accepts it.",
+                   parse: { ValueParsers.byteSize($0, in: 1...(64 << 20)) }, store: \.gzipMinBytes),
+    ]
+
+    public static func named(_ name: String) -> SettingKey? { all.first { $0.name == name } }
+}

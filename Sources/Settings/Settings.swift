@@ -1,0 +1,33 @@
+import Logging
+
+/// The daemon's effective configuration, after the file, `IDP_*` variables and defaults.
+public struct Settings: Sendable, Equatable {
+    public var listen: ListenTarget = .tcp(host: "127.0.0.1", port: 8080)
+    public var issuer: Issuer = Settings.defaultIssuer(for: .tcp(host: "127.0.0.1", port: 8080))!
+    public var database: String = "data/idp.sqlite3"
+    public var logLevel: LogLevel = .info
+    public var maxHeaderBytes: Int = 16_384
+    public var maxBodyBytes: Int = 1_048_576
+    public var headerTimeout: Duration = .seconds(10)
+    public var bodyTimeout: Duration = .seconds(30)
+    public var idleTimeout: Duration = .seconds(60)
+    public var maxConnections: Int = 4096
+    public var workerThreads: Int = 8
+    public var drainTimeout: Duration = .seconds(10)
+    public var gzipMinBytes: Int = 1024
+
+    public init() {}
+
+    /// The issuer used when none is configured: the TCP listen address over http.
+    /// Binding all interfaces gives no usable host name, so those use 127.0.0.1.
+    static func defaultIssuer(for listen: ListenTarget) -> Issuer? {
+        guard case .tcp(let host, let port) = listen else { return nil }
+        let visibleHost: String
+        switch host {
+        case "0.0.0.0", "": visibleHost = "127.0.0.1"
+        case "::": visibleHost = "[::1]"
+        default: visibleHost = host.contains(":") ? "[\(host)]" : host
+        }
+        return try? Issuer.parse("http://\(visibleHost):\(port)/").get()
+    }
+}

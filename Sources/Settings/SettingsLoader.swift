@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Builds `Settings` from defaults, then a config file, then `IDP_*` environment variables.
+public enum SettingsLoader {
+    /// Environment variables that are not config keys but are ours.
+    static let reservedEnvironment: Set<String> = ["IDP_CONFIG"]
+
+    public struct Loaded: Sendable {
+        public let settings: Settings
+        /// Where each explicitly set key came from.
+        public let sources: [String: SettingSource]
+        /// Non-fatal findings, e.g. an unknown `IDP_*` variable.
+        public let warnings: [String]
+    }
+
+    /// Loads settings; throws `ConfigurationError` listing every problem found.
+    ///
+    /// - Parameters:
+    ///   - configPath: a file to read; `nil` means embedded defaults (or `IDP_CONFIG`).
+    ///   - environment: usually `ProcessInfo.processInfo.environment`.
+    public static func load(configPath: String?, environment: [String: String]) throws -> Loaded {
+        var problems: [ConfigProblem] = []
+        var values: [String: (String, SettingSource)] = [:]
+
+        let path = configPath ?? environment["IDP_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        if let path {
+            do {
+                let text = try readText(path)
+                let parsed = ConfigFile.parse(text, file: path)
+                problems += parsed.problems
+                for entry in parsed.entries {
+                    guard SettingKey.named(entry.key) != nil else {
+                        problems.append(ConfigProblem(source: .file(path, line: entry.line), key: entry.key,
+                                                      message: unknownKeyMessage(entry.key)))
+                        continue
+                    }
+                    values[entry.key] = (entry.value, .file(path, line: entry.line))
+                }
+            } catch {
+                problems.append(ConfigProblem(source: .file(path, line: 0), key: nil, message: "cannot read the file: \(error)"))
+            }
+        }
+
+        var warnings: [String] = []
+        for (name, value) in environment where name.hasPrefix("IDP_") && !reservedEnvironment.contains(name) {
+            let key = String(name.dropFirst(4)).lowercased()
+            guard SettingKey.named(key) != nil, name == "IDP_" + key.uppercased() else {
+                warnings.append("unknown environment variable \(name) ignored; " + unknownKeyMessage(key))
+                continue
+            }
+            values[key] = (value, .environment(name))
+        }
+
+        var settings = Settings()
+        for key in SettingKey.all {
+            guard let (text, source) = values[key.name] else { continue }
+            if let failure = key.apply(&settings, text) {
+                problems.append(ConfigProblem(source: source, key: key.name, message: failure.message))
+            }
+        }
+        if values["issuer"] == nil {
+            if let derived = Settings.defaultIssuer(for: settings.listen) {
+                settings.issuer = derived
+            } else {
+                problems.append(ConfigProblem(source: values["listen"]?.1 ?? .defaultValue, key: "issuer",
+                                              message: "required when listen is a unix socket (set the public https URL, e.g. https://id.example.com/)"))
+            }
+        }
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted())
+    }
+
+    private static func readText(_ path: String) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(problems: [ConfigProblem(source: .file(path, line: 0), key: nil, message: "the file is not UTF-8 text")])
+        }
+        return text
+    }
+
+    static func unknownKeyMessage(_ key: String) -> String {
+        var message = "unknown key"
+        if let nearest = Suggest.nearest(to: key, among: SettingKey.all.map(\.name)) {
+            message += " (did you mean \(nearest)?)"
+        }
+        return message
+    }
+}

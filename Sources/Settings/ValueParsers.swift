@@ -1,0 +1,97 @@
+import Logging
+
+/// Parsers for setting values; each returns the value or a message saying what was expected.
+enum ValueParsers {
+    /// A whole number of decimal digits (no sign, no `+`), within `range`.
+    static func integer(_ text: String, in range: ClosedRange<Int>) -> Result<Int, ParseFailure> {
+        guard let value = digits(text) else { return .failure("expected a whole number, found \"\(text)\"") }
+        guard range.contains(value) else {
+            return .failure("expected a number from \(range.lowerBound) to \(range.upperBound), found \(value)")
+        }
+        return .success(value)
+    }
+
+    /// A size such as `16384`, `16KiB`, `1MiB` (binary units; `K`/`M` accepted as the same).
+    static func byteSize(_ text: String, in range: ClosedRange<Int>) -> Result<Int, ParseFailure> {
+        let units: [(String, Int)] = [("KiB", 1024), ("MiB", 1 << 20), ("GiB", 1 << 30), ("K", 1024), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
+        var number = text
+        var multiplier = 1
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = String(text.dropLast(suffix.count)).trimmingCharactersSpaces()
+            multiplier = factor
+            break
+        }
+        guard let base = digits(number) else {
+            return .failure("expected a size such as 16384, 16KiB or 1MiB, found \"\(text)\"")
+        }
+        let (bytes, overflow) = base.multipliedReportingOverflow(by: multiplier)
+        guard !overflow, range.contains(bytes) else {
+            return .failure("expected a size from \(range.lowerBound) to \(range.upperBound) bytes, found \"\(text)\"")
+        }
+        return .success(bytes)
+    }
+
+    /// A duration such as `500ms`, `10s`, `5m`, `1h`; a bare number means seconds.
+    static func duration(_ text: String, in range: ClosedRange<Duration>) -> Result<Duration, ParseFailure> {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        var number = text
+        var millisPerUnit: Int64 = 1000
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = String(text.dropLast(suffix.count)).trimmingCharactersSpaces()
+            millisPerUnit = factor
+            break
+        }
+        guard let count = digits(number) else {
+            return .failure("expected a duration such as 500ms, 10s, 5m or 1h, found \"\(text)\"")
+        }
+        let (millis, overflow) = Int64(count).multipliedReportingOverflow(by: millisPerUnit)
+        let value = Duration.milliseconds(millis)
+        guard !overflow, range.contains(value) else {
+            return .failure("expected a duration from \(describe(range.lowerBound)) to \(describe(range.upperBound)), found \"\(text)\"")
+        }
+        return .success(value)
+    }
+
+    static func logLevel(_ text: String) -> Result<LogLevel, ParseFailure> {
+        guard let level = LogLevel(rawValue: text) else {
+            return .failure("expected one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(text)\"")
+        }
+        return .success(level)
+    }
+
+    static func listen(_ text: String) -> Result<ListenTarget, ParseFailure> {
+        ListenTarget.parse(text)
+    }
+
+    static func issuer(_ text: String) -> Result<Issuer, ParseFailure> {
+        Issuer.parse(text)
+    }
+
+    static func path(_ text: String) -> Result<String, ParseFailure> {
+        guard !text.isEmpty, !text.utf8.contains(0) else { return .failure("expected a file path") }
+        return .success(text)
+    }
+
+    /// Parses ASCII digits only: Swift's `Int("+5")` accepts a sign, which config values must not.
+    static func digits(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let millis = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if millis % 1000 != 0 { return "\(millis)ms" }
+        return "\(millis / 1000)s"
+    }
+}
+
+/// A parse failure message (a typed wrapper so `Result` can carry it).
+public struct ParseFailure: Error, Sendable, ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public init(stringLiteral value: String) { message = value }
+}
+
+extension String {
+    func trimmingCharactersSpaces() -> String { String(trimmingSpaces()) }
+}
