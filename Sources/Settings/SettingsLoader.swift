@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 /// Builds `Settings` from defaults, then a config file, then `IDP_*` environment variables.

@@ -1,1 +1,66 @@
-print("idp")
+import Foundation
+import Logging
+import Server
+import Settings
+
+// Signals are blocked before any thread exists, so only `ShutdownSignals.wait()` receives them.
+ShutdownSignals.block()
+ProcessSetup.ignoreBrokenPipes()
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+let options: Options
+switch Options.parse(CommandLine.arguments.dropFirst()) {
+case .run(let parsed): options = parsed
+case .exit(let message, let status):
+    if status == 0 { print(message) } else { fail(message, status: status) }
+    exit(0)
+}
+
+let loaded: SettingsLoader.Loaded
+do {
+    loaded = try SettingsLoader.load(configPath: options.configPath, environment: ProcessInfo.processInfo.environment)
+} catch let error as ConfigurationError {
+    fail("idp: \(error)", status: ConfigurationError.exitCode)
+} catch {
+    fail("idp: configuration error: \(error)", status: ConfigurationError.exitCode)
+}
+let settings = loaded.settings
+let logger = Logger(level: settings.logLevel)
+for warning in loaded.warnings {
+    logger.warning("config_warning", ["message": .string(warning)])
+}
+
+let wantedFiles = settings.maxConnections + 64
+let openFiles = ProcessSetup.raiseOpenFileLimit(to: wantedFiles)
+if openFiles < wantedFiles {
+    logger.warning("open_file_limit_low", ["limit": .int(openFiles), "wanted": .int(wantedFiles),
+                                           "hint": "raise LimitNOFILE or ulimit -n, or lower max_connections"])
+}
+
+let server: GatehouseServer
+do {
+    server = try GatehouseServer(settings: settings, logger: logger)
+    let bound = try server.start()
+    let addresses = bound.map { address -> String in
+        switch address {
+        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): "unix:\(path)"
+        }
+    }
+    logger.info("started", ["listen": .string(addresses.joined(separator: ",")), "issuer": .string(settings.issuer.url),
+                            "database": .string(settings.database), "version": .string(Version.current)])
+    print("Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)")
+    fflush(stdout)
+} catch {
+    fail("idp: \(error)", status: 1)
+}
+
+let signalName = ShutdownSignals.wait()
+logger.info("stopping", ["signal": .string(signalName), "drain_timeout_ms": .int(Int(settings.drainTimeout.components.seconds * 1000))])
+server.shutdown()
+logger.info("stopped")
+exit(0)

@@ -1,0 +1,47 @@
+# Gatehouse container image.
+# Build:  docker build -t gatehouse .
+# Run:    docker run -p 8080:8080 -v gatehouse-data:/var/lib/gatehouse \
+#           -e IDP_ISSUER=https://id.example.com/ gatehouse
+# Configuration is by IDP_<KEY> environment variables (see Config/idp.conf), or mount a
+# file and set IDP_CONFIG=/etc/gatehouse/idp.conf.
+
+# --- Build stage: the Swift toolchain, building exactly as the README does (scripts/build).
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libssl-dev libsqlite3-dev zlib1g-dev libcrypt-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+COPY Migrations ./Migrations
+COPY scripts ./scripts
+RUN scripts/build \
+ && install -D -m 0755 .build/release/idp /out/idp \
+ && install -D -m 0755 .build/release/idp-admin /out/idp-admin
+
+# --- Runtime stage: slim Debian with only the C libraries the binaries link.
+# The Swift runtime and Foundation are linked statically (--static-swift-stdlib).
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libssl3 libsqlite3-0 zlib1g libcrypt1 ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system gatehouse \
+ && useradd --system --gid gatehouse --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \
+ && install -d -o gatehouse -g gatehouse -m 0700 /var/lib/gatehouse
+COPY --from=build /out/idp /out/idp-admin /usr/local/bin/
+COPY Config/idp.conf /etc/gatehouse/idp.conf.sample
+
+# Listen on all interfaces inside the container; publish the port, or put nginx in front.
+ENV IDP_LISTEN=0.0.0.0:8080 \
+    IDP_DATABASE=/var/lib/gatehouse/idp.sqlite3
+VOLUME ["/var/lib/gatehouse"]
+WORKDIR /var/lib/gatehouse
+USER gatehouse
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+  CMD curl -fsS http://127.0.0.1:8080/healthz >/dev/null || exit 1
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/idp"]

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The OpenID Provider Metadata served at `/.well-known/openid-configuration`
+/// (OpenID Connect Discovery 1.0 §3, RFC 8414). Every URL derives from the configured
+/// issuer, never from the request.
+public struct DiscoveryDocument: Sendable {
+    public let issuer: String
+
+    /// - Parameter issuer: the issuer URL, ending in `/`.
+    public init(issuer: String) {
+        precondition(issuer.hasSuffix("/"), "the issuer must end in /")
+        self.issuer = issuer
+    }
+
+    /// The endpoint paths, relative to the issuer (Auth0's names, so SDKs find them).
+    public enum Path {
+        public static let authorize = "authorize"
+        public static let token = "oauth/token"
+        public static let userinfo = "userinfo"
+        public static let jwks = ".well-known/jwks.json"
+        public static let revoke = "oauth/revoke"
+        public static let introspect = "oauth/introspect"
+        public static let endSession = "oidc/logout"
+        public static let discovery = ".well-known/openid-configuration"
+    }
+
+    /// The metadata as a JSON object.
+    public var metadata: [String: Any] {
+        [
+            "issuer": issuer,
+            "authorization_endpoint": issuer + Path.authorize,
+            "token_endpoint": issuer + Path.token,
+            "userinfo_endpoint": issuer + Path.userinfo,
+            "jwks_uri": issuer + Path.jwks,
+            "revocation_endpoint": issuer + Path.revoke,
+            "introspection_endpoint": issuer + Path.introspect,
+            "end_session_endpoint": issuer + Path.endSession,
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query", "form_post"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256", "ES256"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "scopes_supported": ["openid", "profile", "email", "offline_access"],
+            "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "sid",
+                                 "name", "given_name", "family_name", "nickname", "picture", "updated_at",
+                                 "email", "email_verified"],
+            "authorization_response_iss_parameter_supported": true,
+            "request_parameter_supported": false,
+            "request_uri_parameter_supported": false,
+        ]
+    }
+
+    /// Stable JSON bytes (sorted keys, unescaped slashes), rendered once and cached by the caller.
+    public func jsonBytes() -> [UInt8] {
+        // JSONSerialization only fails on non-JSON types, which `metadata` never holds.
+        let data = try! JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Array(data)
+    }
+}

@@ -1,0 +1,22 @@
+import HTTP
+import Settings
+
+extension HTTPServerConfiguration {
+    /// The HTTP limits and listeners from the daemon's settings.
+    init(_ settings: Settings) {
+        self.init()
+        switch settings.listen {
+        case .tcp(let host, let port): listen = [.tcp(host: host, port: port)]
+        case .unix(let path): listen = [.unix(path: path)]
+        }
+        maxHeaderBytes = settings.maxHeaderBytes
+        maxBodyBytes = settings.maxBodyBytes
+        headerTimeout = settings.headerTimeout
+        bodyTimeout = settings.bodyTimeout
+        idleTimeout = settings.idleTimeout
+        maxConnections = settings.maxConnections
+        workerThreads = settings.workerThreads
+        drainTimeout = settings.drainTimeout
+        gzipMinimumBytes = settings.gzipMinBytes
+    }
+}
