@@ -1,0 +1,6 @@
+/// Every `idp-admin` command, in the order `idp-admin help` lists them.
+enum CommandCatalog {
+    static let all: [Command] = [
+        ConfigCommands.check,
+    ]
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What a command produced: JSON for `--json`, and text for people.
+public struct Output: Sendable {
+    /// A JSON value (object or array) made of Foundation property-list types.
+    public let json: JSONBox
+    public let text: String
+
+    public init(json: Any, text: String) {
+        self.json = JSONBox(json)
+        self.text = text
+    }
+
+    /// A table with a header row; column widths fit the widest cell.
+    public static func table(_ header: [String], _ rows: [[String]], json: Any) -> Output {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let lines = all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        let text = rows.isEmpty ? "(none)" : lines.joined(separator: "\n")
+        return Output(json: json, text: text)
+    }
+
+    func rendered(asJSON: Bool) -> String {
+        guard asJSON else { return text }
+        let data = (try? JSONSerialization.data(withJSONObject: json.value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Carries a JSON-compatible value across concurrency domains; it is only read once built.
+public struct JSONBox: @unchecked Sendable {
+    public let value: Any
+    init(_ value: Any) { self.value = value }
+}

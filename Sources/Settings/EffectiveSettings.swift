@@ -1,0 +1,20 @@
+/// Renders settings back to their config-file text, for `idp-admin config check`.
+public enum EffectiveSettings {
+    public static func describe(_ settings: Settings) -> [String: String] {
+        [
+            "listen": settings.listen.description,
+            "issuer": settings.issuer.url,
+            "database": settings.database,
+            "log_level": settings.logLevel.rawValue,
+            "max_header_bytes": String(settings.maxHeaderBytes),
+            "max_body_bytes": String(settings.maxBodyBytes),
+            "header_timeout": ValueParsers.describe(settings.headerTimeout),
+            "body_timeout": ValueParsers.describe(settings.bodyTimeout),
+            "idle_timeout": ValueParsers.describe(settings.idleTimeout),
+            "max_connections": String(settings.maxConnections),
+            "worker_threads": String(settings.workerThreads),
+            "drain_timeout": ValueParsers.describe(settings.drainTimeout),
+            "gzip_min_bytes": String(settings.gzipMinBytes),
+        ]
+    }
+}
