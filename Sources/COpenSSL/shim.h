@@ -17,3 +17,8 @@
 static inline void gh_openssl_free(void *pointer) {
     OPENSSL_free(pointer);
 }
+
+/// EVP_PKEY_PUBLIC_KEY is a compound macro that Swift does not import.
+static inline int gh_evp_pkey_public_key_selection(void) {
+    return EVP_PKEY_PUBLIC_KEY;
+}

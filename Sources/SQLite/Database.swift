@@ -1,0 +1,127 @@
+import CSQLite
+import Foundation
+
+/// The connection pool the app uses: one writer behind a mutex and N read-only readers, all in WAL mode.
+///
+/// Writes are serialised in-process by the mutex and across processes by `BEGIN IMMEDIATE`
+/// plus `busy_timeout`, which takes the write lock up front: a deferred transaction that
+/// read first and then tried to write could hit SQLITE_BUSY with no way to wait it out.
+public final class Database: Sendable {
+    public let path: String
+    private let writer: Locked<Connection?>
+    private let readers: ReaderPool
+
+    /// Opens the database at `path`, creating it and its parent directory if missing.
+    public init(path: String, readers: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw SQLiteError(extendedCode: SQLITE_CANTOPEN,
+                                  message: "cannot open \(path): cannot create directory \(directory): \(error.localizedDescription)")
+            }
+        }
+        // The writer first: it creates the file and switches it to WAL, which readers then find.
+        let writerConnection = try Connection(path: path, busyTimeout: busyTimeout)
+        var readerConnections: [Connection] = []
+        do {
+            for _ in 0..<max(1, readers) {
+                readerConnections.append(try Connection(path: path, readOnly: true, busyTimeout: busyTimeout))
+            }
+        } catch {
+            readerConnections.forEach { $0.close() }
+            writerConnection.close()
+            throw error
+        }
+        self.writer = Locked(writerConnection)
+        self.readers = ReaderPool(readerConnections)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer and commits;
+    /// rolls back and rethrows if `body` (or the commit) throws.
+    ///
+    /// Not reentrant: calling `write` from inside `body` deadlocks. Use the passed connection.
+    public func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withWriter { connection in
+            try connection.run("BEGIN IMMEDIATE")
+            do {
+                let value = try body(connection)
+                try connection.run("COMMIT")
+                return value
+            } catch {
+                // SQLite may already have rolled back (e.g. some SQLITE_FULL cases).
+                if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a reader inside a deferred read transaction, so every query in it
+    /// sees the same snapshot. Readers never block the writer, nor the writer them (WAL).
+    public func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try readers.withReader { connection in
+            try connection.run("BEGIN DEFERRED")
+            do {
+                let value = try body(connection)
+                try connection.run("COMMIT")
+                return value
+            } catch {
+                if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// The writer connection outside any transaction, for pragmas and checkpoints.
+    /// Holds the write mutex for the duration of `body`.
+    public func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        try writer.withLock { connection in
+            guard let connection else { throw SQLiteError.misuse("database \(path) is closed") }
+            return try body(connection)
+        }
+    }
+
+    /// A reader connection outside any transaction (backup, diagnostics).
+    public func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        try readers.withReader(body)
+    }
+
+    /// Copies the WAL back into the database file; `truncate` also empties the `-wal` file,
+    /// waiting (up to the busy timeout) for readers of older snapshots to finish.
+    public func checkpoint(truncate: Bool = true) throws {
+        try withWriter { connection in
+            let db = try connection.openHandle("PRAGMA wal_checkpoint")
+            var logFrames: Int32 = 0
+            var checkpointed: Int32 = 0
+            let mode = truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+            let result = sqlite3_wal_checkpoint_v2(db, nil, mode, &logFrames, &checkpointed)
+            guard result == SQLITE_OK else {
+                throw SQLiteError(resultCode: result, db: db,
+                                  sql: truncate ? "PRAGMA wal_checkpoint(TRUNCATE)" : "PRAGMA wal_checkpoint(PASSIVE)")
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check`: `["ok"]` when the file is sound, otherwise the problems found.
+    public func integrityCheck() throws -> [String] {
+        try read { connection in
+            try connection.query("PRAGMA integrity_check").map { try $0.string(0) }
+        }
+    }
+
+    /// Closes every connection, finalizing cached statements. Idempotent; later calls throw.
+    /// Readers in use close when their caller returns them.
+    public func close() {
+        readers.close()
+        writer.withLock { connection in
+            connection?.close()
+            connection = nil
+        }
+    }
+}

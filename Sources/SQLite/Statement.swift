@@ -1,0 +1,62 @@
+import CSQLite
+
+/// A prepared statement owned by one `Connection`, finalized in `deinit`.
+///
+/// Cached statements are reset and their bindings cleared after every use, so a
+/// cached statement never holds a read snapshot open between calls.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    /// The owning connection's handle, for error messages. The statement never outlives it:
+    /// the connection finalizes its cache before closing.
+    let db: OpaquePointer
+
+    init(handle: OpaquePointer, sql: String, db: OpaquePointer) {
+        self.handle = handle
+        self.sql = sql
+        self.db = db
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `values`, steps to completion collecting rows, then resets.
+    func execute(_ values: [SQLValue]) throws -> [Row] {
+        defer {
+            // Reset even after an error: an unreset statement keeps its transaction snapshot.
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        try bind(values)
+        var rows: [Row] = []
+        var columns: [String]?
+        var index: [String: Int] = [:]
+        while true {
+            let result = sqlite3_step(handle)
+            if result == SQLITE_DONE { return rows }
+            guard result == SQLITE_ROW else {
+                throw SQLiteError(resultCode: result, db: db, sql: sql)
+            }
+            if columns == nil {
+                let names = columnNames()
+                columns = names
+                index = Row.index(names)
+            }
+            rows.append(Row(columns: columns!, indexByName: index, values: currentValues()))
+        }
+    }
+
+    private func bind(_ values: [SQLValue]) throws {
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw SQLiteError.misuse("expected \(expected) bindings, got \(values.count)", sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            let result = bindValue(value, at: Int32(offset + 1))
+            guard result == SQLITE_OK else {
+                throw SQLiteError(resultCode: result, db: db, sql: sql)
+            }
+        }
+    }
+}
