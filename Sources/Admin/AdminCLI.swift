@@ -29,7 +29,9 @@ public enum AdminCLI {
             guard command.positionals.contains(arguments.positionals.count) else {
                 throw AdminError.usage("expected \(describe(command.positionals)), got \(arguments.positionals.count)\nUsage: idp-admin \(command.usage)")
             }
-            let output = try command.run(Invocation(arguments: arguments, environment: environment, readInput: readInput))
+            let invocation = Invocation(arguments: arguments, environment: environment, readInput: readInput)
+            defer { invocation.close() }
+            let output = try command.run(invocation)
             let text = output.rendered(asJSON: arguments.has("--json"))
             return Result(status: 0, standardOutput: text.isEmpty || text.hasSuffix("\n") ? text : text + "\n", standardError: "")
         } catch let error as AdminError {

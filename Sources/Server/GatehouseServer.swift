@@ -1,4 +1,5 @@
 import HTTP
+import KeyManagement
 import Logging
 import Settings
 import Storage
@@ -8,6 +9,7 @@ public final class GatehouseServer: Sendable {
     public let settings: Settings
     private let logger: Logger
     private let store: Store
+    private let keyRing: KeyRing
     private let http: HTTPServer
 
     /// Opens (and migrates) the database; throws `StartupError` naming the cause.
@@ -19,7 +21,14 @@ public final class GatehouseServer: Sendable {
         } catch {
             throw StartupError.database(path: settings.database, reason: String(describing: error))
         }
-        let routes = Routes(settings: settings, store: store, logger: logger)
+        do {
+            let keys = try KeyManager.open(store: store, settings: settings)
+            keyRing = try KeyRing(manager: keys, logger: logger)
+        } catch {
+            store.close()
+            throw StartupError.keys(error.description)
+        }
+        let routes = Routes(settings: settings, store: store, keyRing: keyRing, logger: logger)
         http = HTTPServer(configuration: HTTPServerConfiguration(settings), responder: routes.responder(), logger: logger)
     }
 
@@ -27,7 +36,9 @@ public final class GatehouseServer: Sendable {
     @discardableResult
     public func start() throws -> [BoundAddress] {
         do {
-            return try http.start()
+            let bound = try http.start()
+            keyRing.startRefreshing(every: .seconds(2))
+            return bound
         } catch {
             store.close()
             throw StartupError.listen(settings.listen.description, reason: String(describing: error))
@@ -37,6 +48,7 @@ public final class GatehouseServer: Sendable {
     /// Stops accepting, drains in-flight requests (bounded by `drain_timeout`), closes the database.
     public func shutdown() {
         http.shutdown()
+        keyRing.stop()
         store.close()
     }
 
@@ -47,11 +59,13 @@ public final class GatehouseServer: Sendable {
 public enum StartupError: Error, CustomStringConvertible {
     case database(path: String, reason: String)
     case listen(String, reason: String)
+    case keys(String)
 
     public var description: String {
         switch self {
         case .database(let path, let reason): "cannot use the database \(path): \(reason)"
         case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .keys(let reason): "cannot load the signing keys: \(reason)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import HTTP
+import KeyManagement
 import Logging
 import OIDC
 import Settings
@@ -8,6 +9,7 @@ import Storage
 struct Routes {
     let settings: Settings
     let store: Store
+    let keyRing: KeyRing
     let logger: Logger
 
     func responder() -> some HTTPResponder {
@@ -23,6 +25,9 @@ struct Routes {
             response.headers.set("Access-Control-Allow-Origin", "*")
             return response
         }
+
+        let jwks = JWKSHandler(keyRing: keyRing, maxAge: settings.jwksMaxAge)
+        router.add("GET", DiscoveryDocument.Path.jwks, execution: .inline, jwks.respond)
         return router
     }
 }

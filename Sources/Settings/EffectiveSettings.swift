@@ -15,6 +15,10 @@ public enum EffectiveSettings {
             "worker_threads": String(settings.workerThreads),
             "drain_timeout": ValueParsers.describe(settings.drainTimeout),
             "gzip_min_bytes": String(settings.gzipMinBytes),
+            "key_encryption_key": settings.keyEncryptionKey ?? "",
+            "key_encryption_key_file": settings.effectiveKeyEncryptionKeyFile,
+            "rsa_key_bits": String(settings.rsaKeyBits),
+            "jwks_max_age": ValueParsers.describe(settings.jwksMaxAge),
         ]
     }
 }

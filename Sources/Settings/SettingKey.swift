@@ -61,6 +61,16 @@ extension SettingKey {
                    parse: { ValueParsers.duration($0, in: .zero...(.seconds(600))) }, store: \.drainTimeout),
         SettingKey("gzip_min_bytes", default: "1KiB", help: "Smallest response body that is gzip-compressed when the client accepts it.",
                    parse: { ValueParsers.byteSize($0, in: 1...(64 << 20)) }, store: \.gzipMinBytes),
+        SettingKey("key_encryption_key", default: "(unset)",
+                   help: "Base64 of 32 random bytes that encrypt the signing keys at rest (AES-256-GCM); prefer the environment variable.",
+                   secret: true, parse: ValueParsers.keyEncryptionKey, store: \.keyEncryptionKey),
+        SettingKey("key_encryption_key_file", default: "<database>.kek",
+                   help: "File holding the key-encryption key when key_encryption_key is unset; created with mode 0600 on first start.",
+                   parse: { ValueParsers.path($0).map(Optional.some) }, store: \.keyEncryptionKeyFile),
+        SettingKey("rsa_key_bits", default: "2048", help: "Size of new RSA signing keys: 2048, 3072 or 4096.",
+                   parse: ValueParsers.rsaKeyBits, store: \.rsaKeyBits),
+        SettingKey("jwks_max_age", default: "300s", help: "How long clients may cache /.well-known/jwks.json (Cache-Control max-age).",
+                   parse: { ValueParsers.duration($0, in: .zero...(.seconds(86_400))) }, store: \.jwksMaxAge),
     ]
 
     public static func named(_ name: String) -> SettingKey? { all.first { $0.name == name } }

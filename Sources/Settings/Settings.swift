@@ -15,6 +15,15 @@ public struct Settings: Sendable, Equatable {
     public var workerThreads: Int = 8
     public var drainTimeout: Duration = .seconds(10)
     public var gzipMinBytes: Int = 1024
+    /// Base64 of 32 bytes; when nil, `keyEncryptionKeyFile` holds the key.
+    public var keyEncryptionKey: String?
+    /// When nil, the database path plus `.kek`.
+    public var keyEncryptionKeyFile: String?
+    public var rsaKeyBits: Int = 2048
+    public var jwksMaxAge: Duration = .seconds(300)
+
+    /// The file holding the key-encryption key when it is not given inline.
+    public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }
 
     public init() {}
 

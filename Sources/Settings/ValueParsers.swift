@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Parsers for setting values; each returns the value or a message saying what was expected.
@@ -70,6 +71,21 @@ enum ValueParsers {
     static func path(_ text: String) -> Result<String, ParseFailure> {
         guard !text.isEmpty, !text.utf8.contains(0) else { return .failure("expected a file path") }
         return .success(text)
+    }
+
+    /// Standard base64 (with padding) of exactly 32 bytes.
+    static func keyEncryptionKey(_ text: String) -> Result<String?, ParseFailure> {
+        guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
+            return .failure("expected the base64 encoding of 32 random bytes (e.g. from `openssl rand -base64 32`)")
+        }
+        return .success(text)
+    }
+
+    static func rsaKeyBits(_ text: String) -> Result<Int, ParseFailure> {
+        guard let bits = digits(text), [2048, 3072, 4096].contains(bits) else {
+            return .failure("expected 2048, 3072 or 4096, found \"\(text)\"")
+        }
+        return .success(bits)
     }
 
     /// Parses ASCII digits only: Swift's `Int("+5")` accepts a sign, which config values must not.

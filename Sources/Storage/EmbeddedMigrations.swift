@@ -4,5 +4,186 @@ import SQLite
 
 /// The schema migrations compiled into the binary, in version order.
 public enum EmbeddedMigrations {
-    public static let all: [Migration] = []
+    public static let all: [Migration] = [
+        Migration(
+            version: 1,
+            name: "initial",
+            sql: #"""
+-- 0001_initial: the tables Gatehouse needs to sign users in and keep them signed in.
+-- Applied once inside a transaction by the built-in migrator; never edit it after release:
+-- add Migrations/NNNN_name.sql instead (and run scripts/embed-migrations).
+-- Times are Unix seconds (INTEGER). Secrets (client secrets, codes, tokens, session
+-- cookies) are stored only as SHA-256/HMAC digests, hex-encoded, never in plaintext.
+
+-- Applications (Auth0 model).
+CREATE TABLE clients (
+    client_id                   TEXT PRIMARY KEY,
+    name                        TEXT NOT NULL,
+    app_type                    TEXT NOT NULL CHECK (app_type IN ('native', 'spa', 'regular', 'm2m')),
+    secret_hash                 TEXT,             -- scrypt string; NULL for public clients
+    auth_methods                TEXT NOT NULL,    -- space-separated: none | client_secret_post client_secret_basic
+    grant_types                 TEXT NOT NULL,    -- space-separated Auth0 grant_types values
+    id_token_alg                TEXT NOT NULL DEFAULT 'RS256' CHECK (id_token_alg IN ('RS256', 'ES256')),
+    access_token_lifetime       INTEGER NOT NULL DEFAULT 86400,
+    id_token_lifetime           INTEGER NOT NULL DEFAULT 36000,
+    refresh_absolute_lifetime   INTEGER NOT NULL DEFAULT 2592000,
+    refresh_idle_lifetime       INTEGER NOT NULL DEFAULT 1296000,
+    refresh_reuse_interval      INTEGER NOT NULL DEFAULT 10 CHECK (refresh_reuse_interval BETWEEN 0 AND 60),
+    refresh_survives_logout     INTEGER NOT NULL DEFAULT 1,
+    introspection_enabled       INTEGER NOT NULL DEFAULT 0,
+    apple_team_id               TEXT,
+    bundle_id                   TEXT,
+    android_package             TEXT,
+    android_sha256              TEXT,             -- comma-separated certificate fingerprints
+    created_at                  INTEGER NOT NULL,
+    updated_at                  INTEGER NOT NULL
+);
+
+-- Allowed Callback URLs, Allowed Logout URLs and Allowed Web Origins, in the operator's order.
+CREATE TABLE client_allowed_urls (
+    client_id   TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL CHECK (kind IN ('callback', 'logout', 'web_origin')),
+    position    INTEGER NOT NULL,
+    url         TEXT NOT NULL,
+    PRIMARY KEY (client_id, kind, position)
+) WITHOUT ROWID;
+
+CREATE TABLE users (
+    user_id         TEXT PRIMARY KEY,             -- the `sub` claim
+    email           TEXT NOT NULL,
+    email_key       TEXT NOT NULL UNIQUE,         -- lower-cased email: uniqueness is case-insensitive
+    email_verified  INTEGER NOT NULL DEFAULT 0,
+    password_hash   TEXT,                         -- scrypt, or an imported bcrypt hash until the next login
+    name            TEXT,
+    given_name      TEXT,
+    family_name     TEXT,
+    nickname        TEXT,
+    picture         TEXT,
+    blocked         INTEGER NOT NULL DEFAULT 0,
+    logins_count    INTEGER NOT NULL DEFAULT 0,
+    last_login_at   INTEGER,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+);
+
+-- APIs (resource servers) and the scopes each application is granted on them.
+CREATE TABLE apis (
+    api_id          TEXT PRIMARY KEY,
+    identifier      TEXT NOT NULL UNIQUE,         -- the audience, e.g. https://api.example.com
+    name            TEXT NOT NULL,
+    scopes          TEXT NOT NULL DEFAULT '',     -- space-separated
+    token_lifetime  INTEGER NOT NULL DEFAULT 86400,
+    signing_alg     TEXT NOT NULL DEFAULT 'RS256' CHECK (signing_alg IN ('RS256', 'ES256')),
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+);
+
+CREATE TABLE client_grants (
+    client_id   TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+    api_id      TEXT NOT NULL REFERENCES apis (api_id) ON DELETE CASCADE,
+    scopes      TEXT NOT NULL DEFAULT '',
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (client_id, api_id)
+) WITHOUT ROWID;
+
+-- Browser sign-in sessions (SSO); one per device and login.
+CREATE TABLE sessions (
+    session_id      TEXT PRIMARY KEY,             -- public identifier (the `sid` claim)
+    cookie_hash     TEXT NOT NULL UNIQUE,
+    user_id         TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+    auth_time       INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL,
+    last_seen_at    INTEGER NOT NULL,
+    expires_at      INTEGER NOT NULL,
+    ended_at        INTEGER,
+    device_name     TEXT,                         -- user agent / Auth0-Client app name and version
+    ip              TEXT
+);
+CREATE INDEX sessions_by_user ON sessions (user_id, ended_at);
+
+-- A grant is one token family: everything issued from one authorization or login.
+CREATE TABLE grants (
+    grant_id        TEXT PRIMARY KEY,
+    client_id       TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+    user_id         TEXT REFERENCES users (user_id) ON DELETE CASCADE,   -- NULL for client_credentials
+    session_id      TEXT REFERENCES sessions (session_id) ON DELETE SET NULL,
+    scope           TEXT NOT NULL,
+    audience        TEXT,
+    auth_time       INTEGER,
+    created_at      INTEGER NOT NULL,
+    revoked_at      INTEGER,
+    revoke_reason   TEXT
+);
+CREATE INDEX grants_by_user ON grants (user_id, client_id);
+CREATE INDEX grants_by_session ON grants (session_id);
+
+CREATE TABLE authorization_codes (
+    code_hash               TEXT PRIMARY KEY,
+    client_id               TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+    user_id                 TEXT NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+    session_id              TEXT REFERENCES sessions (session_id) ON DELETE SET NULL,
+    redirect_uri            TEXT NOT NULL,
+    scope                   TEXT NOT NULL,
+    audience                TEXT,
+    nonce                   TEXT,
+    code_challenge          TEXT,
+    code_challenge_method   TEXT,
+    auth_time               INTEGER NOT NULL,
+    created_at              INTEGER NOT NULL,
+    expires_at              INTEGER NOT NULL,
+    used_at                 INTEGER,              -- set once, atomically, on redemption
+    grant_id                TEXT                  -- the family issued from it, revoked on replay
+) WITHOUT ROWID;
+CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
+
+CREATE TABLE refresh_tokens (
+    token_hash      TEXT PRIMARY KEY,
+    grant_id        TEXT NOT NULL REFERENCES grants (grant_id) ON DELETE CASCADE,
+    client_id       TEXT NOT NULL,
+    user_id         TEXT NOT NULL,
+    scope           TEXT NOT NULL,
+    issued_at       INTEGER NOT NULL,
+    expires_at      INTEGER NOT NULL,             -- absolute lifetime of the family
+    last_used_at    INTEGER NOT NULL,             -- for the inactivity lifetime
+    rotated_at      INTEGER,                      -- set when exchanged for its successor
+    successor_hash  TEXT,
+    revoked_at      INTEGER
+) WITHOUT ROWID;
+CREATE INDEX refresh_tokens_by_grant ON refresh_tokens (grant_id);
+
+-- Access tokens are self-contained JWTs; only revoked ones are remembered, until they expire.
+CREATE TABLE revoked_access_tokens (
+    jti         TEXT PRIMARY KEY,
+    expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Signing keys; the private key is AES-256-GCM encrypted under the key-encryption key.
+CREATE TABLE signing_keys (
+    kid                     TEXT PRIMARY KEY,     -- RFC 7638 thumbprint
+    alg                     TEXT NOT NULL CHECK (alg IN ('RS256', 'ES256')),
+    status                  TEXT NOT NULL CHECK (status IN ('active', 'retired')),
+    private_key_encrypted   BLOB NOT NULL,
+    public_jwk              TEXT NOT NULL,
+    created_at              INTEGER NOT NULL,
+    retired_at              INTEGER
+) WITHOUT ROWID;
+CREATE INDEX signing_keys_by_status ON signing_keys (status, alg);
+
+-- Who did what, for operators (`idp-admin audit tail`).
+CREATE TABLE audit_events (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    time        INTEGER NOT NULL,
+    event       TEXT NOT NULL,
+    user_id     TEXT,
+    client_id   TEXT,
+    ip          TEXT,
+    actor       TEXT,                             -- 'user', 'system' or the operator's OS user name
+    details     TEXT NOT NULL DEFAULT '{}'        -- JSON object
+);
+CREATE INDEX audit_events_by_user ON audit_events (user_id, id);
+
+"""#,
+            checksum: "837e64f1a7ca32567f012afa5257bca30e8651d861370022ed575b1212d1576a"
+        ),
+    ]
 }

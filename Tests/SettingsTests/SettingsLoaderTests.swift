@@ -98,7 +98,7 @@ import Logging
             .deletingLastPathComponent().appendingPathComponent("Config/idp.conf").path
         let text = try String(contentsOfFile: sample, encoding: .utf8)
         for key in SettingKey.all {
-            #expect(text.contains("\n# \(key.name) = ") || text.contains("\n\(key.name) = "), "Config/idp.conf lacks \(key.name)")
+            #expect(text.contains("\n# \(key.name) =") || text.contains("\n\(key.name) ="), "Config/idp.conf lacks \(key.name)")
         }
         _ = try SettingsLoader.load(configPath: sample, environment: [:])
     }

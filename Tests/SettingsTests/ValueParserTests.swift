@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Settings
 
@@ -62,5 +63,28 @@ import Testing
     @Test func suggestsTheNearestName() {
         #expect(Suggest.nearest(to: "isuer", among: ["issuer", "listen"]) == "issuer")
         #expect(Suggest.nearest(to: "completely_different", among: ["issuer", "listen"]) == nil)
+    }
+}
+
+@Suite struct KeySettingTests {
+    @Test func aKeyEncryptionKeyMustBe32BytesOfBase64() throws {
+        let good = Data(repeating: 7, count: 32).base64EncodedString()
+        #expect(try SettingsLoader.load(configPath: nil, environment: ["IDP_KEY_ENCRYPTION_KEY": good]).settings.keyEncryptionKey == good)
+        for bad in ["", "not base64!", Data(repeating: 7, count: 16).base64EncodedString(), Data(repeating: 7, count: 33).base64EncodedString()] {
+            #expect(throws: ConfigurationError.self) {
+                try SettingsLoader.load(configPath: nil, environment: ["IDP_KEY_ENCRYPTION_KEY": bad])
+            }
+        }
+    }
+
+    @Test func theKeyFileDefaultsBesideTheDatabase() throws {
+        let settings = try SettingsLoader.load(configPath: nil, environment: ["IDP_DATABASE": "/var/lib/idp/db.sqlite3"]).settings
+        #expect(settings.effectiveKeyEncryptionKeyFile == "/var/lib/idp/db.sqlite3.kek")
+    }
+
+    @Test(arguments: [("2048", true), ("3072", true), ("4096", true), ("1024", false), ("2049", false), ("+2048", false)])
+    func rsaKeyBits(text: String, accepted: Bool) {
+        let result = ValueParsers.rsaKeyBits(text)
+        if accepted { #expect((try? result.get()) == Int(text)) } else { #expect((try? result.get()) == nil) }
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import Model
+import SQLite
+
+/// The append-only audit log.
+public struct AuditStore: Sendable {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func append(_ event: AuditEvent) throws(StorageError) {
+        let details = (try? JSONSerialization.data(withJSONObject: event.details, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        try mapStorageErrors {
+            try database.write { connection in
+                _ = try connection.run(
+                    "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
+                     SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor), .text(details)])
+            }
+        }
+    }
+
+    /// The newest `limit` events, oldest first.
+    public func tail(limit: Int, userID: String? = nil) throws(StorageError) -> [AuditEvent] {
+        try mapStorageErrors {
+            try database.read { connection in
+                let rows = try connection.query(
+                    "SELECT * FROM (SELECT * FROM audit_events WHERE (?1 IS NULL OR user_id = ?1) ORDER BY id DESC LIMIT ?2) ORDER BY id",
+                    [SQLValue(optional: userID), .integer(Int64(limit))])
+                return try rows.map { row in
+                    let detailsText = try row.string("details")
+                    let details = (try? JSONSerialization.jsonObject(with: Data(detailsText.utf8))) as? [String: String] ?? [:]
+                    return AuditEvent(id: try row.int64("id"), time: Date(timeIntervalSince1970: TimeInterval(try row.int64("time"))),
+                                      event: try row.string("event"), userID: try Self.optional(row, "user_id"),
+                                      clientID: try Self.optional(row, "client_id"), ip: try Self.optional(row, "ip"),
+                                      actor: try row.string("actor"), details: details)
+                }
+            }
+        }
+    }
+
+    private static func optional(_ row: Row, _ column: String) throws -> String? {
+        try row.isNull(column) ? nil : try row.string(column)
+    }
+}
+
+extension SQLValue {
+    /// `.text` for a value, `.null` for nil.
+    init(optional text: String?) { self = text.map { .text($0) } ?? .null }
+}
