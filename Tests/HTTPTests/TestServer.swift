@@ -47,6 +47,8 @@ final class TestServer: Sendable {
         }
         router.add("GET", "/slow") { _ in count("slow"); usleep(1_000_000); return .text("slow done") }
         router.add("GET", "/huge") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 65, count: 8 << 20)) }
+        router.add("GET", "/seq") { request in .text(request.query) }
+        router.add("GET", "/seq-inline", execution: .inline) { request in .text(request.query) }
         router.add("GET", "/path") { request in .text(request.path) }
         router.add("GET", "/a/%2F") { request in .text(request.path) }
         router.add("GET", "/a%2Fb") { request in .text(request.path) }
