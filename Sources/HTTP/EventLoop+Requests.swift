@@ -1,0 +1,117 @@
+import Logging
+
+/// Turning parsed requests into queued responses, in order, on the loop thread.
+extension EventLoop {
+    /// Parses and dispatches buffered requests until one is with a worker, the connection is closing, or more bytes are needed.
+    func process(_ connection: Connection) {
+        while !connection.inFlight && !connection.closeAfterWrite && !connection.lingering
+            && connection.pendingOutput < Self.outputHighWater {
+            switch connection.parser.next() {
+            case .needMore:
+                if let head = connection.parser.pendingHead, head.expectContinue, !connection.sentContinue {
+                    answerExpectation(connection, head: head)
+                }
+                if connection.readClosed && !connection.inFlight {
+                    connection.closeAfterWrite = true  // Half-closed client: everything complete has been answered.
+                }
+                return
+            case .failed(let error):
+                reject(connection, error)
+                return
+            case .request(let head, let body):
+                connection.sentContinue = false
+                dispatch(connection, head: head, body: body)
+            }
+        }
+    }
+
+    /// `Expect: 100-continue`: invite the body only if a real handler wants it; otherwise answer now and close.
+    private func answerExpectation(_ connection: Connection, head: RequestHead) {
+        connection.sentContinue = true
+        let request = makeRequest(connection, head: head, body: [])
+        let route = context.responder.route(for: request)
+        if route.wantsBody {
+            connection.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        } else {
+            var closing = request
+            closing.headers.set("Connection", "close")
+            complete(connection, request: closing, response: route.handler(request), start: now, forceClose: true)
+        }
+    }
+
+    func makeRequest(_ connection: Connection, head: RequestHead, body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(method: head.method, target: head.target, path: head.path, rawPath: head.rawPath, query: head.query,
+                    version: head.version, headers: head.headers, body: body, peer: connection.peer,
+                    requestID: requestIDs.next())
+    }
+
+    private func dispatch(_ connection: Connection, head: RequestHead, body: [UInt8]) {
+        let request = makeRequest(connection, head: head, body: body)
+        let route = context.responder.route(for: request)
+        let start = now
+        switch route.execution {
+        case .inline:
+            complete(connection, request: request, response: route.handler(request), start: start)
+        case .worker:
+            connection.inFlight = true
+            let fd = connection.fd
+            let id = connection.id
+            let handler = route.handler
+            let context = self.context
+            context.pool.submit { [self] in
+                let response = handler(request)
+                let prepared = Self.prepare(response, for: request, context: context)
+                post(Completion(fd: fd, connectionID: id, request: request, response: prepared, start: start))
+            }
+        }
+    }
+
+    /// Validation and gzip; runs on the worker for worker routes so the loop stays cheap.
+    static func prepare(_ response: HTTPResponse, for request: HTTPRequest, context: ServerContext) -> HTTPResponse {
+        ResponseEncoder.prepare(response, acceptEncoding: request.headers["Accept-Encoding"],
+                                gzipMinimumBytes: context.configuration.gzipMinimumBytes) { problem in
+            context.logger.error("http_invalid_response", ["request_id": .string(request.requestID), "reason": .string(problem),
+                                                           "path": .string(request.path)])
+        }
+    }
+
+    /// Queues the answer to `request` and writes its access-log line.
+    func complete(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64,
+                  prepared: Bool = false, forceClose: Bool = false) {
+        let final = prepared ? response : Self.prepare(response, for: request, context: context)
+        let close = forceClose || !request.wantsKeepAlive || draining
+        let bytes = ResponseEncoder.serialize(final, into: &connection.output, isHead: request.method == "HEAD",
+                                              requestID: request.requestID, close: close,
+                                              keepAliveHeader: request.version == .http1_0, date: dateCache.current())
+        connection.servedRequests += 1
+        if close { connection.closeAfterWrite = true }
+        // The idle timer starts now, not when the request arrived.
+        connection.phase = .idle
+        connection.phaseStart = now
+        let end = Sys.monotonicNanoseconds()
+        context.logger.info("access", [
+            "request_id": .string(request.requestID),
+            "method": .string(request.method),
+            "path": .string(request.path),
+            "status": .int(final.status),
+            "bytes": .int(bytes),
+            "duration_ms": .double(Double(end &- start) / 1_000_000),
+            "peer": .string(connection.peer.description),
+        ])
+    }
+
+    /// Answers a parse error and closes: after a framing error nothing else on the connection can be trusted.
+    func reject(_ connection: Connection, _ error: HTTPParseError) {
+        let requestID = requestIDs.next()
+        context.logger.warning("http_request_rejected", [
+            "request_id": .string(requestID),
+            "status": .int(error.status),
+            "reason": .string(error.reason),
+            "peer": .string(connection.peer.description),
+        ])
+        let response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
+        _ = ResponseEncoder.serialize(response, into: &connection.output, isHead: false, requestID: requestID,
+                                      close: true, keepAliveHeader: false, date: dateCache.current())
+        connection.closeAfterWrite = true
+    }
+}

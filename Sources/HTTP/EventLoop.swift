@@ -1,0 +1,363 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import Logging
+import Synchronization
+
+/// One epoll thread: accepts, reads, parses, runs inline handlers, writes, and enforces timeouts.
+///
+/// Safety of `@unchecked Sendable`: all stored state except `inbox` is touched only by the loop's own
+/// thread (inside `run()`); other threads interact only through `post(_:)` and `wake()`.
+final class EventLoop: @unchecked Sendable {
+    /// A worker's finished response, handed back to the loop that owns the connection.
+    struct Completion: Sendable {
+        var fd: Int32
+        var connectionID: UInt64
+        var request: HTTPRequest
+        var response: HTTPResponse
+        var start: UInt64
+    }
+
+    struct Listener {
+        var fd: Int32
+        var isUnix: Bool
+        var registered = true
+    }
+
+    private struct Inbox {
+        var completions: [Completion] = []
+        var closed = false
+    }
+
+    static let readable = UInt32(EPOLLIN.rawValue)
+    static let writable = UInt32(EPOLLOUT.rawValue)
+    static let hangup = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
+    /// Stop reading new requests while this much output is queued (bounded memory for clients that never read).
+    static let outputHighWater = 256 * 1024
+    static let timerInterval: UInt64 = 100_000_000
+
+    let context: ServerContext
+    let index: Int
+    let epoll: Int32
+    let wakeFD: Int32
+    private let inbox = Mutex(Inbox())
+
+    var listeners: [Listener]
+    var connections: [Int32: Connection] = [:]
+    var nextConnectionID: UInt64 = 0
+    var now: UInt64 = Sys.monotonicNanoseconds()
+    var dateCache = HTTPDateCache()
+    var requestIDs = RequestIDGenerator()
+    var acceptPausedUntil: UInt64 = 0
+    var nextTimerScan: UInt64 = 0
+    var draining = false
+    var drainDeadline: UInt64 = 0
+    /// Called once this loop has stopped watching the listeners during shutdown.
+    let onListenersReleased: @Sendable () -> Void
+    private let readBuffer: UnsafeMutableRawBufferPointer
+
+    init(context: ServerContext, index: Int, listeners: [Listener], onListenersReleased: @escaping @Sendable () -> Void) throws {
+        self.context = context
+        self.index = index
+        self.listeners = listeners
+        self.onListenersReleased = onListenersReleased
+        epoll = try Sys.epollCreate()
+        do {
+            wakeFD = try Sys.eventFD()
+        } catch {
+            Sys.close(epoll)
+            throw error
+        }
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        try Sys.epollControl(epoll, EPOLL_CTL_ADD, wakeFD, events: Self.readable)
+        for listener in listeners {
+            // EPOLLEXCLUSIVE: only one loop wakes per pending connection (no thundering herd).
+            try Sys.epollControl(epoll, EPOLL_CTL_ADD, listener.fd, events: Self.readable | UInt32(EPOLLEXCLUSIVE.rawValue))
+        }
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    // MARK: Cross-thread entry points
+
+    /// Queues a worker's response for this loop; dropped if the loop has already stopped.
+    func post(_ completion: Completion) {
+        let accepted = inbox.withLock { box -> Bool in
+            guard !box.closed else { return false }
+            box.completions.append(completion)
+            return true
+        }
+        if accepted { wake() }
+    }
+
+    func wake() {
+        inbox.withLock { box in
+            // Under the lock so the descriptor cannot be closed (and reused) in between.
+            if !box.closed { Sys.signalEventFD(wakeFD) }
+        }
+    }
+
+    // MARK: The loop
+
+    func run() {
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 256)
+        defer { events.deallocate() }
+        while true {
+            let count: Int
+            do {
+                count = try Sys.epollWait(epoll, events, timeoutMilliseconds: 100)
+            } catch {
+                context.logger.error("http_loop_failed", ["error": .string("\(error)")])
+                break
+            }
+            now = Sys.monotonicNanoseconds()
+            for slot in 0..<count {
+                let event = events[slot]
+                let fd = event.data.fd
+                if fd == wakeFD {
+                    Sys.drainEventFD(wakeFD)
+                    handleInbox()
+                } else if let connection = connections[fd] {
+                    handle(connection, events: event.events)
+                } else if let listener = listeners.first(where: { $0.fd == fd }) {
+                    acceptConnections(listener)
+                }
+            }
+            if context.stopping.load(ordering: .acquiring) && !draining { beginDrain() }
+            if now >= nextTimerScan {
+                nextTimerScan = now &+ Self.timerInterval
+                scanTimers()
+            }
+            if draining && (connections.isEmpty || now >= drainDeadline) { break }
+        }
+        finish()
+    }
+
+    private func handleInbox() {
+        let completions = inbox.withLock { box -> [Completion] in
+            let taken = box.completions
+            box.completions = []
+            return taken
+        }
+        for completion in completions {
+            guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
+                continue  // The connection was closed (timeout, reset, drain) while the worker ran.
+            }
+            connection.inFlight = false
+            complete(connection, request: completion.request, response: completion.response, start: completion.start, prepared: true)
+            process(connection)
+            flushAndUpdate(connection)
+        }
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections(_ listener: Listener) {
+        for _ in 0..<64 {
+            let accepted: (fd: Int32, peer: PeerAddress)?
+            do {
+                accepted = try Sys.accept(listener.fd, isUnix: listener.isUnix)
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
+                    // Out of descriptors: stop watching listeners briefly instead of spinning on a level-triggered event.
+                    pauseAccepting()
+                    context.logger.warning("http_accept_paused", ["error": .string(error.description)])
+                } else {
+                    context.logger.error("http_accept_failed", ["error": .string(error.description)])
+                }
+                return
+            }
+            guard let (fd, peer) = accepted else { return }
+            let limit = context.configuration.maxConnections
+            if context.connectionCount.wrappingAdd(1, ordering: .relaxed).newValue > limit {
+                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                Sys.close(fd)
+                context.logger.warning("http_connection_refused", ["reason": "max_connections", "peer": .string(peer.description)])
+                continue
+            }
+            nextConnectionID &+= 1
+            let connection = Connection(fd: fd, id: nextConnectionID, peer: peer, limits: context.limits, now: now, interest: Self.readable)
+            do {
+                try Sys.epollControl(epoll, EPOLL_CTL_ADD, fd, events: Self.readable)
+            } catch {
+                context.logger.error("http_register_failed", ["error": .string(error.description)])
+                Sys.close(fd)
+                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                continue
+            }
+            connections[fd] = connection
+        }
+    }
+
+    private func pauseAccepting() {
+        acceptPausedUntil = now &+ 100_000_000
+        for index in listeners.indices where listeners[index].registered {
+            try? Sys.epollControl(epoll, EPOLL_CTL_DEL, listeners[index].fd, events: 0)
+            listeners[index].registered = false
+        }
+    }
+
+    func resumeAcceptingIfDue() {
+        guard !draining, acceptPausedUntil != 0, now >= acceptPausedUntil else { return }
+        acceptPausedUntil = 0
+        for index in listeners.indices where !listeners[index].registered {
+            try? Sys.epollControl(epoll, EPOLL_CTL_ADD, listeners[index].fd, events: Self.readable | UInt32(EPOLLEXCLUSIVE.rawValue))
+            listeners[index].registered = true
+        }
+    }
+
+    // MARK: Connection I/O
+
+    private func handle(_ connection: Connection, events: UInt32) {
+        if events & Self.hangup != 0 && events & Self.readable == 0 {
+            close(connection)  // Reset, or both directions shut: nobody can read an answer.
+            return
+        }
+        if events & Self.writable != 0 {
+            flush(connection)
+            if connections[connection.fd] !== connection { return }
+        }
+        if events & Self.readable != 0 || events & Self.hangup != 0 {
+            readAvailable(connection)
+            if connections[connection.fd] !== connection { return }
+            if !connection.lingering { process(connection) }
+        }
+        flushAndUpdate(connection)
+    }
+
+    private func readAvailable(_ connection: Connection) {
+        // Bounded per wake-up so one fast client cannot starve the others on this loop.
+        for _ in 0..<4 {
+            let count: Int?
+            do {
+                count = try Sys.read(connection.fd, into: readBuffer)
+            } catch {
+                close(connection)
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                connection.readClosed = true
+                if connection.lingering { close(connection) }
+                return
+            }
+            if connection.lingering {
+                continue  // Discarded: the connection is finished.
+            }
+            connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            if count < readBuffer.count { return }
+        }
+    }
+
+    func flushAndUpdate(_ connection: Connection) {
+        guard connections[connection.fd] === connection else { return }
+        flush(connection)
+        guard connections[connection.fd] === connection else { return }
+        updatePhase(connection)
+        updateInterest(connection)
+    }
+
+    private func flush(_ connection: Connection) {
+        while connection.pendingOutput > 0 {
+            let sent: Int
+            do {
+                sent = try connection.output.withUnsafeBytes { raw in
+                    try Sys.send(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
+                }
+            } catch {
+                close(connection)  // EPIPE / ECONNRESET: the client went away mid-response.
+                return
+            }
+            if sent == 0 { break }
+            connection.outputOffset += sent
+            connection.lastWriteProgress = now
+        }
+        if connection.pendingOutput == 0 && !connection.output.isEmpty {
+            if connection.output.capacity > 1 << 20 {
+                connection.output = []
+            } else {
+                connection.output.removeAll(keepingCapacity: true)
+            }
+            connection.outputOffset = 0
+        }
+        if connection.pendingOutput == 0 && connection.closeAfterWrite && !connection.inFlight && !connection.lingering {
+            if connection.readClosed {
+                close(connection)
+            } else {
+                // Half-close and drain briefly so unread request bytes do not turn our last answer into a RST.
+                Sys.shutdownWrite(connection.fd)
+                connection.lingering = true
+                connection.lingerDeadline = now &+ 1_000_000_000
+            }
+        }
+    }
+
+    private func updatePhase(_ connection: Connection) {
+        let phase = connection.parser.phase
+        if phase != connection.phase {
+            connection.phase = phase
+            connection.phaseStart = now
+        }
+    }
+
+    private func updateInterest(_ connection: Connection) {
+        var wanted: UInt32 = 0
+        if connection.lingering {
+            wanted = connection.readClosed ? 0 : Self.readable
+        } else {
+            if !connection.inFlight && !connection.closeAfterWrite && !connection.readClosed
+                && connection.pendingOutput < Self.outputHighWater {
+                wanted |= Self.readable
+            }
+            if connection.pendingOutput > 0 { wanted |= Self.writable }
+        }
+        guard wanted != connection.interest else { return }
+        do {
+            try Sys.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: wanted)
+            connection.interest = wanted
+        } catch {
+            close(connection)
+        }
+    }
+
+    func close(_ connection: Connection) {
+        guard connections[connection.fd] === connection else { return }
+        connections[connection.fd] = nil
+        Sys.close(connection.fd)  // Also removes it from the epoll set.
+        context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    // MARK: Shutdown
+
+    private func beginDrain() {
+        draining = true
+        drainDeadline = now &+ context.drainTimeout
+        for index in listeners.indices where listeners[index].registered {
+            try? Sys.epollControl(epoll, EPOLL_CTL_DEL, listeners[index].fd, events: 0)
+            listeners[index].registered = false
+        }
+        onListenersReleased()
+        for connection in Array(connections.values) where isIdle(connection) {
+            close(connection)
+        }
+    }
+
+    /// Nothing in progress: no handler running, nothing to write, no request half-received.
+    func isIdle(_ connection: Connection) -> Bool {
+        !connection.inFlight && connection.pendingOutput == 0 && connection.parser.phase == .idle
+    }
+
+    private func finish() {
+        for connection in Array(connections.values) { close(connection) }
+        if !draining { onListenersReleased() }
+        inbox.withLock { box in
+            box.closed = true
+            box.completions = []
+            Sys.close(wakeFD)
+        }
+        Sys.close(epoll)
+    }
+}

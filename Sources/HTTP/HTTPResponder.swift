@@ -1,0 +1,27 @@
+/// Turns requests into responses. Implementations must be thread-safe: the server calls them from many threads.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest) -> HTTPResponse
+
+    /// How the server should run `request`; the default runs `respond(to:)` on the worker pool.
+    func route(for request: HTTPRequest) -> Route
+}
+
+extension HTTPResponder {
+    public func route(for request: HTTPRequest) -> Route {
+        Route(execution: .worker, wantsBody: true, handler: { self.respond(to: $0) })
+    }
+}
+
+/// The handler chosen for a request and where it must run.
+public struct Route: Sendable {
+    public var execution: Router.Execution
+    /// False for fallback answers (404/405/501) that never read the body; lets `Expect: 100-continue` be refused early.
+    public var wantsBody: Bool
+    public var handler: @Sendable (HTTPRequest) -> HTTPResponse
+
+    public init(execution: Router.Execution, wantsBody: Bool = true, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.execution = execution
+        self.wantsBody = wantsBody
+        self.handler = handler
+    }
+}

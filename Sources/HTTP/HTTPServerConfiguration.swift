@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Listeners, limits and timeouts for `HTTPServer`.
+public struct HTTPServerConfiguration: Sendable {
+    public var listen: [ListenAddress]
+    /// Request line plus header fields; above this the answer is 431.
+    public var maxHeaderBytes: Int = 16_384
+    /// Request line alone; above this the answer is 414.
+    public var maxRequestLineBytes: Int = 8_192
+    public var maxHeaderCount: Int = 100
+    public var maxBodyBytes: Int = 1_048_576
+    /// From the first byte of a request (or the accept) until its header is complete.
+    public var headerTimeout: Duration = .seconds(10)
+    /// Between keep-alive requests.
+    public var idleTimeout: Duration = .seconds(60)
+    /// From the end of the header until the body is complete.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// Longest wait without write progress while a response is pending.
+    public var writeTimeout: Duration = .seconds(30)
+    public var maxConnections: Int = 4096
+    public var workerThreads: Int = 8
+    public var drainTimeout: Duration = .seconds(10)
+    public var gzipMinimumBytes: Int = 1024
+    public var loopThreads: Int = HTTPServerConfiguration.processorCount
+
+    public init(listen: [ListenAddress]) {
+        self.listen = listen
+    }
+
+    static var processorCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}

@@ -1,0 +1,37 @@
+import Logging
+import Synchronization
+
+/// What every event loop shares: configuration, responder, logger, worker pool and global counters.
+final class ServerContext: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let pool: WorkerPool
+    let limits: ParserLimits
+    let connectionCount = Atomic<Int>(0)
+    let stopping = Atomic<Bool>(false)
+
+    let headerTimeout: UInt64
+    let idleTimeout: UInt64
+    let bodyTimeout: UInt64
+    let writeTimeout: UInt64
+    let drainTimeout: UInt64
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        self.pool = WorkerPool(threads: configuration.workerThreads)
+        self.limits = ParserLimits(configuration)
+        headerTimeout = Self.nanoseconds(configuration.headerTimeout)
+        idleTimeout = Self.nanoseconds(configuration.idleTimeout)
+        bodyTimeout = Self.nanoseconds(configuration.bodyTimeout)
+        writeTimeout = Self.nanoseconds(configuration.writeTimeout)
+        drainTimeout = Self.nanoseconds(configuration.drainTimeout)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+}

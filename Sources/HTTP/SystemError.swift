@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failed system call: which call, and the errno it left.
+public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+
+    public init(_ call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+}
