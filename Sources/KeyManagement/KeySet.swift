@@ -10,7 +10,7 @@ public struct KeySet: Sendable {
     public let signers: [SigningKey.Algorithm: (kid: String, key: SigningKey)]
     /// Every published key (active and retired), by `kid`.
     public let verifiers: [String: PublicKey]
-    /// Active then retired keys, each kind in creation order.
+    /// Active then retired keys, RS256 first, newest first.
     public let records: [SigningKeyRecord]
     public let jwksBody: [UInt8]
     /// A strong validator for `If-None-Match`: the quoted SHA-256 of the body.
@@ -20,11 +20,17 @@ public struct KeySet: Sendable {
         var signers: [SigningKey.Algorithm: (String, SigningKey)] = [:]
         var verifiers: [String: PublicKey] = [:]
         var jwks: [JWK] = []
-        let ordered = records.filter { $0.status == .active } + records.filter { $0.status == .retired }
+        // Active before retired, RS256 (the default ID-token algorithm) first, newest first.
+        let ordered = records.sorted { a, b in
+            let rankA = (a.status == .active ? 0 : 1, a.algorithm == "RS256" ? 0 : 1)
+            let rankB = (b.status == .active ? 0 : 1, b.algorithm == "RS256" ? 0 : 1)
+            if rankA != rankB { return rankA < rankB }
+            return (a.createdAt, a.kid) > (b.createdAt, b.kid)
+        }
         for record in ordered {
             let key = try vault.open(record.encryptedPrivateKey, kid: record.kid, algorithm: record.algorithm)
             verifiers[record.kid] = key.publicKey
-            if record.status == .active {
+            if record.status == .active, signers[key.algorithm] == nil {
                 // The newest active key signs; an older one still active is only published.
                 signers[key.algorithm] = (record.kid, key)
             }

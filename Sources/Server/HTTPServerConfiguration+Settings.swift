@@ -4,10 +4,9 @@ import Settings
 extension HTTPServerConfiguration {
     /// The HTTP limits and listeners from the daemon's settings.
     init(_ settings: Settings) {
-        self.init()
         switch settings.listen {
-        case .tcp(let host, let port): listen = [.tcp(host: host, port: port)]
-        case .unix(let path): listen = [.unix(path: path)]
+        case .tcp(let host, let port): self.init(listen: [.tcp(host: host, port: port)])
+        case .unix(let path): self.init(listen: [.unix(path: path)])
         }
         maxHeaderBytes = settings.maxHeaderBytes
         maxBodyBytes = settings.maxBodyBytes

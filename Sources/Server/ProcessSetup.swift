@@ -7,6 +7,11 @@ public enum ProcessSetup {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Makes every file the process creates (database, WAL, key-encryption key) private to its user.
+    public static func restrictFileCreation() {
+        umask(0o077)
+    }
+
     /// Raises the open-file soft limit toward `wanted` (capped by the hard limit);
     /// returns the limit in force, so callers can warn when it is below what they need.
     @discardableResult

@@ -6,6 +6,7 @@ import Settings
 // Signals are blocked before any thread exists, so only `ShutdownSignals.wait()` receives them.
 ShutdownSignals.block()
 ProcessSetup.ignoreBrokenPipes()
+ProcessSetup.restrictFileCreation()
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -53,8 +54,8 @@ do {
     }
     logger.info("started", ["listen": .string(addresses.joined(separator: ",")), "issuer": .string(settings.issuer.url),
                             "database": .string(settings.database), "version": .string(Version.current)])
-    print("Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)")
-    fflush(stdout)
+    let banner = "Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)\n"
+    FileHandle.standardOutput.write(Data(banner.utf8))
 } catch {
     fail("idp: \(error)", status: 1)
 }

@@ -121,7 +121,7 @@ import TestSupport
         // A token signed just before the rotation still verifies against the new key set.
         #expect(throws: Never.self) { _ = try JWS.verify(token, keys: after.verificationKey) }
         let jwks = try JWKSet(json: after.jwksBody)
-        #expect(jwks.keys.map(\.kid) == [after.signers[.es256]!.kid, rotated.kid, oldKid])
+        #expect(jwks.keys.map(\.kid) == [rotated.kid, after.signers[.es256]!.kid, oldKid])
         #expect(after.etag != before.etag)
     }
 
