@@ -47,6 +47,7 @@ public final class Database: Sendable {
     /// rolls back and rethrows if `body` (or the commit) throws.
     ///
     /// Not reentrant: calling `write` from inside `body` deadlocks. Use the passed connection.
+    @discardableResult
     public func write<T>(_ body: (Connection) throws -> T) throws -> T {
         try withWriter { connection in
             try connection.run("BEGIN IMMEDIATE")
@@ -64,6 +65,7 @@ public final class Database: Sendable {
 
     /// Runs `body` on a reader inside a deferred read transaction, so every query in it
     /// sees the same snapshot. Readers never block the writer, nor the writer them (WAL).
+    @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try readers.withReader { connection in
             try connection.run("BEGIN DEFERRED")
@@ -80,6 +82,7 @@ public final class Database: Sendable {
 
     /// The writer connection outside any transaction, for pragmas and checkpoints.
     /// Holds the write mutex for the duration of `body`.
+    @discardableResult
     public func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
         try writer.withLock { connection in
             guard let connection else { throw SQLiteError.misuse("database \(path) is closed") }
