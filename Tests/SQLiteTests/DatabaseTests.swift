@@ -56,6 +56,18 @@ struct Boom: Error {}
         #expect(try db.count("u") == 1)
     }
 
+    @Test func nestedWriteThrowsInsteadOfDeadlocking() throws {
+        let dir = try TempDir()
+        let db = try Database(path: dir.file())
+        try db.write { try $0.execute("CREATE TABLE t (x)") }
+        let error = #expect(throws: SQLiteError.self) {
+            try db.write { _ in try db.write { try $0.run("INSERT INTO t VALUES (1)") } }
+        }
+        #expect(error?.message.contains("nested write") == true)
+        try db.write { try $0.run("INSERT INTO t VALUES (2)") }  // the writer was released
+        #expect(try db.count("t") == 1)
+    }
+
     @Test func readersAreReadOnly() throws {
         let dir = try TempDir()
         let db = try Database(path: dir.file())

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import SQLite
 
-let chattrAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") && getuid() == 0
+let chattrAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") && getuid() == 0 && cliAvailable
 
 @Suite struct FailureTests {
     /// K07: a full disk (simulated with max_page_count) gives `isFull`, the process lives on,
@@ -53,13 +53,36 @@ let chattrAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/cha
         let error = #expect(throws: SQLiteError.self) { try Connection(path: path) }
         #expect(error?.description.contains(path) == true)
         #expect(throws: SQLiteError.self) { try Database(path: path) }
+        #expect(error?.isCantOpen == true)
         // A new database in that directory cannot even be created.
         let fresh = #expect(throws: SQLiteError.self) { try Database(path: sub + "/new.sqlite3") }
         #expect(fresh?.isCantOpen == true)
     }
 
+    /// K08, the app's own case: a WAL database closed cleanly (so its -wal file is gone) whose
+    /// directory then became unwritable cannot be reopened, and says so.
+    @Test(.enabled(if: chattrAvailable)) func walDatabaseInUnwritableDirectoryFailsAtOpen() throws {
+        let dir = try TempDir()
+        let sub = dir.path + "/immutable"
+        let path = sub + "/db.sqlite3"
+        do {
+            let db = try Database(path: path)
+            try db.write { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1);") }
+            db.close()
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        guard try sqlite3CLIChattr("+i", sub) == 0 else {
+            Issue.record("chattr +i failed (filesystem without attribute support?)")
+            return
+        }
+        defer { _ = try? sqlite3CLIChattr("-i", sub) }
+        let error = #expect(throws: SQLiteError.self) { try Database(path: path) }
+        #expect(error?.isCantOpen == true)
+        #expect(error?.description.contains(path) == true)
+    }
+
     /// K08 (portable part): wherever journal_mode=WAL does not stick, open throws.
-    @Test func nonWALModeIsRefused() throws {
+    @Test(.enabled(if: cliAvailable)) func nonWALModeIsRefused() throws {
         let inMemory = #expect(throws: SQLiteError.self) { try Connection(path: ":memory:") }
         #expect(inMemory?.message.contains("WAL") == true)
         let dir = try TempDir()

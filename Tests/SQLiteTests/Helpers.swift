@@ -69,3 +69,6 @@ extension Database {
         try read { try $0.queryOne("SELECT count(*) FROM \(table) WHERE \(condition)")!.int64(0) }
     }
 }
+
+/// The sqlite3 CLI (Debian package `sqlite3`) stands in for a second process.
+let cliAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
