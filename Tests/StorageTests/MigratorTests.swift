@@ -90,6 +90,57 @@ import TestSupport
         #expect(try db.integrityCheck() == ["ok"])
     }
 
+    /// K11 with a real kill: a process applying migration 2 the way Migrator does (one
+    /// BEGIN IMMEDIATE transaction) is SIGKILLed mid-transaction; nothing of it survives and
+    /// our rerun applies migration 2 cleanly.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func migrationKilledMidwayLeavesNothingAndRerunSucceeds() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("db.sqlite3")
+        do {
+            let db = try Database(path: path, readers: 1)
+            try Migrator([Fixture.one], database: db).migrate()
+            db.close()
+        }
+        let script = dir.file("migration.sql")
+        try """
+            .timeout 5000
+            BEGIN IMMEDIATE;
+            \(Fixture.two.sql)
+            CREATE TABLE bulk (x INTEGER);
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000000)
+                INSERT INTO bulk SELECT x FROM c;
+            INSERT INTO schema_migrations VALUES (2, 'add_codes', 'c2', 'never');
+            PRAGMA user_version = 2;
+            COMMIT;
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, ".read \(script)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill once the transaction has spilled pages into the WAL, i.e. really is midway.
+        var polls = 0
+        while process.isRunning && polls < 3000 {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+            if size > 4_000_000 { break }
+            usleep(10_000)
+            polls += 1
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let db = try Database(path: path, readers: 1)
+        #expect(try db.scalar("PRAGMA user_version") == 1)
+        #expect(try !db.tableNames().contains("codes"))
+        #expect(try !db.tableNames().contains("bulk"))
+        #expect(try Migrator([Fixture.one, Fixture.two], database: db).migrate() == [2])
+        #expect(try db.scalar("PRAGMA user_version") == 2)
+        #expect(try db.integrityCheck() == ["ok"])
+    }
+
     @Test func gapsAndDuplicatesAreRefusedBeforeTouchingTheDatabase() throws {
         let dir = try TemporaryDirectory()
         let db = try Fixture.database(dir)
