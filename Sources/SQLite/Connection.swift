@@ -59,7 +59,15 @@ public final class Connection: @unchecked Sendable {
         // journal_mode answers with the mode in force: anything but "wal" (an in-memory
         // database, a directory that cannot hold the -wal file, a read-only non-WAL file)
         // would silently lose WAL's reader/writer concurrency, so refuse to run on it.
-        let mode = try queryOne("PRAGMA journal_mode = WAL").flatMap { $0[0] }
+        let mode: SQLValue?
+        do {
+            mode = try queryOne("PRAGMA journal_mode = WAL").flatMap { $0[0] }
+        } catch let error as SQLiteError {
+            throw SQLiteError(
+                extendedCode: error.extendedCode,
+                message: "cannot open \(path): journal_mode=WAL could not be enabled: \(error.message)",
+                sql: error.sql)
+        }
         guard mode == .text("wal") else {
             let found = mode.map { if case .text(let text) = $0 { text } else { $0.typeName } } ?? "nothing"
             throw SQLiteError(

@@ -10,6 +10,8 @@ public final class Database: Sendable {
     public let path: String
     private let writer: Locked<Connection?>
     private let readers: ReaderPool
+    /// The thread inside `withWriter`, so a nested `write` fails loudly instead of deadlocking.
+    private let writerThread = Locked<pthread_t?>(nil)
 
     /// Opens the database at `path`, creating it and its parent directory if missing.
     public init(path: String, readers: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
@@ -46,7 +48,9 @@ public final class Database: Sendable {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer and commits;
     /// rolls back and rethrows if `body` (or the commit) throws.
     ///
-    /// Not reentrant: calling `write` from inside `body` deadlocks. Use the passed connection.
+    /// Not reentrant: calling `write` from inside `body` throws `SQLITE_MISUSE`; use the passed
+    /// connection. A `read` inside `body` works but does not see the uncommitted writes.
+    @discardableResult
     public func write<T>(_ body: (Connection) throws -> T) throws -> T {
         try withWriter { connection in
             try connection.run("BEGIN IMMEDIATE")
@@ -64,6 +68,7 @@ public final class Database: Sendable {
 
     /// Runs `body` on a reader inside a deferred read transaction, so every query in it
     /// sees the same snapshot. Readers never block the writer, nor the writer them (WAL).
+    @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try readers.withReader { connection in
             try connection.run("BEGIN DEFERRED")
@@ -80,9 +85,16 @@ public final class Database: Sendable {
 
     /// The writer connection outside any transaction, for pragmas and checkpoints.
     /// Holds the write mutex for the duration of `body`.
+    @discardableResult
     public func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
-        try writer.withLock { connection in
+        let current = pthread_self()
+        if let owner = writerThread.withLock({ $0 }), pthread_equal(owner, current) != 0 {
+            throw SQLiteError.misuse("nested write on database \(path): use the connection passed to the outer write")
+        }
+        return try writer.withLock { connection in
             guard let connection else { throw SQLiteError.misuse("database \(path) is closed") }
+            writerThread.withLock { $0 = current }
+            defer { writerThread.withLock { $0 = nil } }
             return try body(connection)
         }
     }
