@@ -26,6 +26,7 @@ import Storage
         let kind = switch mapped {
         case .alreadyExists: "alreadyExists"
         case .notFound: "notFound"
+        case .conflict: "conflict"
         case .unavailable: "unavailable"
         case .internal: "internal"
         }
