@@ -1,0 +1,106 @@
+import Foundation
+
+/// A real `idp` process started from the build directory in a temporary working directory.
+public final class Daemon: @unchecked Sendable {
+    public let process: Process
+    public let directory: TemporaryDirectory
+    /// The TCP port it bound (from its startup banner).
+    public private(set) var port: Int = 0
+    private let stdout = Pipe()
+    private let stderr = Pipe()
+    private var collectedStandardError = Data()
+    private let lock = NSLock()
+
+    /// The directory holding the built executables (next to the test bundle).
+    public static var binaryDirectory: URL {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent()
+    }
+
+    public static func binary(_ name: String) -> String { binaryDirectory.appendingPathComponent(name).path }
+
+    /// Starts `idp` with `environment` (merged over a minimal one) and `arguments`; waits for its banner.
+    public init(environment: [String: String] = [:], arguments: [String] = [], directory: TemporaryDirectory? = nil,
+                waitForBanner: Bool = true) throws {
+        self.directory = try directory ?? TemporaryDirectory("idp")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary("idp"))
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: self.directory.path)
+        var env = ["PATH": "/usr/bin:/bin", "IDP_LISTEN": "127.0.0.1:0", "IDP_ISSUER": "http://127.0.0.1/"]
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = stdout
+        process.standardError = stderr
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock()
+            self.collectedStandardError.append(data)
+            self.lock.unlock()
+        }
+        try process.run()
+        if waitForBanner { try readBanner() }
+    }
+
+    private func readBanner() throws {
+        var line = Data()
+        let handle = stdout.fileHandleForReading
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                process.waitUntilExit()
+                throw DaemonError.exited(status: process.terminationStatus, standardError: standardError)
+            }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = Int(text[range].split(separator: ":").last ?? "") else {
+            throw DaemonError.noBanner(text)
+        }
+        self.port = port
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public var standardError: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: collectedStandardError, as: UTF8.self)
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to exit by itself (e.g. after a startup error).
+    public func waitForExit() -> Int32 {
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.1)  // Let the stderr handler drain.
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+public enum DaemonError: Error, CustomStringConvertible {
+    case exited(status: Int32, standardError: String)
+    case noBanner(String)
+
+    public var description: String {
+        switch self {
+        case .exited(let status, let standardError): "idp exited with \(status): \(standardError)"
+        case .noBanner(let text): "idp printed no banner: \(text)"
+        }
+    }
+}
