@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),

@@ -1,3 +1,4 @@
+import Model
 import SQLite
 
 /// Gatehouse's storage: the database, migrated at open. Record stores build on `database`.

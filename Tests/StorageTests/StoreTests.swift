@@ -1,3 +1,4 @@
+import Model
 import Foundation
 import Testing
 import SQLite

@@ -1,0 +1,101 @@
+import Foundation
+
+/// An application (Auth0's term) that signs users in through Gatehouse.
+public struct Client: Sendable, Equatable {
+    public enum ApplicationType: String, Sendable, CaseIterable {
+        case native, spa, regular, m2m
+
+        /// Native apps and SPAs cannot keep a secret (RFC 8252 §8.5).
+        public var isPublic: Bool { self == .native || self == .spa }
+    }
+
+    /// How the client proves itself at the token endpoint (RFC 6749 §2.3, OIDC Core §9).
+    public enum AuthMethod: String, Sendable, CaseIterable {
+        case none
+        case clientSecretPost = "client_secret_post"
+        case clientSecretBasic = "client_secret_basic"
+    }
+
+    /// Auth0's `grant_types` values.
+    public enum GrantType: String, Sendable, CaseIterable {
+        case authorizationCode = "authorization_code"
+        case refreshToken = "refresh_token"
+        case clientCredentials = "client_credentials"
+        case password = "password"
+        case passwordRealm = "http://auth0.com/oauth/grant-type/password-realm"
+    }
+
+    public var clientID: String
+    public var name: String
+    public var type: ApplicationType
+    /// Self-describing password hash of the secret; nil for public clients.
+    public var secretHash: String?
+    public var authMethods: [AuthMethod]
+    public var grantTypes: [GrantType]
+    /// `RS256` (default; Auth0.swift accepts nothing else) or `ES256`.
+    public var idTokenAlgorithm: String
+    public var accessTokenLifetime: Int
+    public var idTokenLifetime: Int
+    public var refreshAbsoluteLifetime: Int
+    public var refreshIdleLifetime: Int
+    public var refreshReuseInterval: Int
+    public var refreshSurvivesLogout: Bool
+    public var introspectionEnabled: Bool
+    /// Allowed Callback URLs, in the operator's order.
+    public var callbacks: [String]
+    /// Allowed Logout URLs.
+    public var logoutURLs: [String]
+    /// Allowed Web Origins (CORS).
+    public var webOrigins: [String]
+    public var appleTeamID: String?
+    public var bundleID: String?
+    public var androidPackage: String?
+    public var androidSHA256: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public var isConfidential: Bool { !type.isPublic }
+
+    public init(clientID: String, name: String, type: ApplicationType, secretHash: String? = nil,
+                authMethods: [AuthMethod]? = nil, grantTypes: [GrantType]? = nil, idTokenAlgorithm: String = "RS256",
+                accessTokenLifetime: Int = 86_400, idTokenLifetime: Int = 36_000,
+                refreshAbsoluteLifetime: Int = 2_592_000, refreshIdleLifetime: Int = 1_296_000, refreshReuseInterval: Int = 10,
+                refreshSurvivesLogout: Bool = true, introspectionEnabled: Bool = false,
+                callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
+                appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
+                createdAt: Date, updatedAt: Date? = nil) {
+        self.clientID = clientID
+        self.name = name
+        self.type = type
+        self.secretHash = secretHash
+        self.authMethods = authMethods ?? Client.defaultAuthMethods(for: type)
+        self.grantTypes = grantTypes ?? Client.defaultGrantTypes(for: type)
+        self.idTokenAlgorithm = idTokenAlgorithm
+        self.accessTokenLifetime = accessTokenLifetime
+        self.idTokenLifetime = idTokenLifetime
+        self.refreshAbsoluteLifetime = refreshAbsoluteLifetime
+        self.refreshIdleLifetime = refreshIdleLifetime
+        self.refreshReuseInterval = refreshReuseInterval
+        self.refreshSurvivesLogout = refreshSurvivesLogout
+        self.introspectionEnabled = introspectionEnabled
+        self.callbacks = callbacks
+        self.logoutURLs = logoutURLs
+        self.webOrigins = webOrigins
+        self.appleTeamID = appleTeamID
+        self.bundleID = bundleID
+        self.androidPackage = androidPackage
+        self.androidSHA256 = androidSHA256
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// Auth0's defaults by type: public clients authenticate with nothing, confidential ones with a secret.
+    public static func defaultAuthMethods(for type: ApplicationType) -> [AuthMethod] {
+        type.isPublic ? [.none] : [.clientSecretBasic, .clientSecretPost]
+    }
+
+    /// Auth0's defaults by type, minus implicit.
+    public static func defaultGrantTypes(for type: ApplicationType) -> [GrantType] {
+        type == .m2m ? [.clientCredentials] : [.authorizationCode, .refreshToken]
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A browser sign-in (SSO) session; one per device and login.
+public struct Session: Sendable, Equatable {
+    /// Public identifier, the `sid` claim.
+    public var sessionID: String
+    /// Digest of the cookie value; the value itself is never stored.
+    public var cookieHash: String
+    public var userID: String
+    /// When the user really authenticated (the `auth_time` claim).
+    public var authTime: Date
+    public var createdAt: Date
+    public var lastSeenAt: Date
+    public var expiresAt: Date
+    public var endedAt: Date?
+    public var deviceName: String?
+    public var ip: String?
+
+    public init(sessionID: String, cookieHash: String, userID: String, authTime: Date, createdAt: Date, lastSeenAt: Date,
+                expiresAt: Date, endedAt: Date? = nil, deviceName: String? = nil, ip: String? = nil) {
+        self.sessionID = sessionID
+        self.cookieHash = cookieHash
+        self.userID = userID
+        self.authTime = authTime
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+        self.expiresAt = expiresAt
+        self.endedAt = endedAt
+        self.deviceName = deviceName
+        self.ip = ip
+    }
+
+    public func isLive(at time: Date) -> Bool { endedAt == nil && time < expiresAt }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A person who signs in; `userID` is the `sub` claim.
+public struct User: Sendable, Equatable {
+    public var userID: String
+    public var email: String
+    public var emailVerified: Bool
+    /// Self-describing hash (scrypt, or an imported bcrypt hash until the next login); nil: no password.
+    public var passwordHash: String?
+    public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    public var nickname: String?
+    public var picture: String?
+    public var blocked: Bool
+    public var loginsCount: Int
+    public var lastLoginAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(userID: String, email: String, emailVerified: Bool = false, passwordHash: String? = nil,
+                name: String? = nil, givenName: String? = nil, familyName: String? = nil, nickname: String? = nil,
+                picture: String? = nil, blocked: Bool = false, loginsCount: Int = 0, lastLoginAt: Date? = nil,
+                createdAt: Date, updatedAt: Date? = nil) {
+        self.userID = userID
+        self.email = email
+        self.emailVerified = emailVerified
+        self.passwordHash = passwordHash
+        self.name = name
+        self.givenName = givenName
+        self.familyName = familyName
+        self.nickname = nickname
+        self.picture = picture
+        self.blocked = blocked
+        self.loginsCount = loginsCount
+        self.lastLoginAt = lastLoginAt
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// The key that makes emails unique regardless of case.
+    public static func emailKey(_ email: String) -> String { email.lowercased() }
+}
