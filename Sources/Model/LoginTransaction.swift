@@ -1,0 +1,37 @@
+import Foundation
+
+/// A pending authorization: the validated /authorize request, kept server-side between
+/// showing the login form and issuing the code. The browser holds only its id in a cookie.
+public struct LoginTransaction: Sendable, Equatable {
+    /// Digest of the id the cookie carries.
+    public var idHash: String
+    public var clientID: String
+    /// The validated authorization request parameters (redirect_uri, state, nonce, scope, PKCE, …).
+    public var parameters: [String: String]
+    /// Digest of the CSRF token the login form carries.
+    public var csrfHash: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// Set once the user authenticated; the continuation then issues the code.
+    public var sessionID: String?
+
+    public init(idHash: String, clientID: String, parameters: [String: String], csrfHash: String,
+                createdAt: Date, expiresAt: Date, sessionID: String? = nil) {
+        self.idHash = idHash
+        self.clientID = clientID
+        self.parameters = parameters
+        self.csrfHash = csrfHash
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.sessionID = sessionID
+    }
+}
+
+public protocol LoginTransactionStore: Sendable {
+    func create(_ transaction: LoginTransaction) throws(StorageError)
+    /// nil when unknown or expired at `time`.
+    func find(idHash: String, at time: Date) throws(StorageError) -> LoginTransaction?
+    func attachSession(idHash: String, sessionID: String) throws(StorageError)
+    /// Single use: deletes it and returns whether it existed.
+    func consume(idHash: String) throws(StorageError) -> Bool
+}
