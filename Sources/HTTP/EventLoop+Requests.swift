@@ -79,7 +79,9 @@ extension EventLoop {
     func complete(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64,
                   prepared: Bool = false, forceClose: Bool = false) {
         let final = prepared ? response : Self.prepare(response, for: request, context: context)
-        let close = forceClose || !request.wantsKeepAlive || draining
+        // A handler may ask to end the connection with `Connection: close`.
+        let handlerCloses = final.headers.values("Connection").contains { $0.lowercased().contains("close") }
+        let close = forceClose || handlerCloses || !request.wantsKeepAlive || draining
         let bytes = ResponseEncoder.serialize(final, into: &connection.output, isHead: request.method == "HEAD",
                                               requestID: request.requestID, close: close,
                                               keepAliveHeader: request.version == .http1_0, date: dateCache.current())
