@@ -51,7 +51,7 @@ extension EventLoop {
         let start = now
         switch route.execution {
         case .inline:
-            complete(connection, request: request, response: route.handler(request), start: start)
+            complete(connection, request: request, response: route.handler(request), start: start, keepAlive: head.keepAlive)
         case .worker:
             connection.inFlight = true
             let fd = connection.fd
@@ -77,9 +77,14 @@ extension EventLoop {
 
     /// Queues the answer to `request` and writes its access-log line.
     func complete(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64,
-                  prepared: Bool = false, forceClose: Bool = false) {
+                  keepAlive: Bool? = nil, prepared: Bool = false, forceClose: Bool = false) {
         let final = prepared ? response : Self.prepare(response, for: request, context: context)
-        let close = forceClose || !request.wantsKeepAlive || draining
+        // A handler may ask to end the connection with `Connection: close`.
+        var handlerCloses = false
+        for (name, value) in final.headers where HTTPHeaders.same(name, "Connection") {
+            handlerCloses = handlerCloses || value.lowercased().contains("close")
+        }
+        let close = forceClose || handlerCloses || !(keepAlive ?? request.wantsKeepAlive) || draining
         let bytes = ResponseEncoder.serialize(final, into: &connection.output, isHead: request.method == "HEAD",
                                               requestID: request.requestID, close: close,
                                               keepAliveHeader: request.version == .http1_0, date: dateCache.current())

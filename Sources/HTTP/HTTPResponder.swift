@@ -3,17 +3,17 @@ public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse
 
     /// How the server should run `request`; the default runs `respond(to:)` on the worker pool.
-    func route(for request: HTTPRequest) -> Route
+    func route(for request: HTTPRequest) -> HTTPRoute
 }
 
 extension HTTPResponder {
-    public func route(for request: HTTPRequest) -> Route {
-        Route(execution: .worker, wantsBody: true, handler: { self.respond(to: $0) })
+    public func route(for request: HTTPRequest) -> HTTPRoute {
+        HTTPRoute(execution: .worker, wantsBody: true, handler: { self.respond(to: $0) })
     }
 }
 
 /// The handler chosen for a request and where it must run.
-public struct Route: Sendable {
+public struct HTTPRoute: Sendable {
     public var execution: Router.Execution
     /// False for fallback answers (404/405/501) that never read the body; lets `Expect: 100-continue` be refused early.
     public var wantsBody: Bool

@@ -8,19 +8,26 @@ enum HeadParser {
         let lineBytes = UnsafeBufferPointer(rebasing: raw[requestLine])
 
         // Request line: method SP request-target SP HTTP-version, single spaces, no control bytes.
-        var spaces: [Int] = []
+        var firstSpace = -1
+        var secondSpace = -1
         for (offset, byte) in lineBytes.enumerated() {
             if byte == ASCII.space {
-                spaces.append(offset)
-                if spaces.count > 2 { return .failure(HTTPParseError(400, "malformed request line")) }
+                if firstSpace < 0 {
+                    firstSpace = offset
+                } else if secondSpace < 0 {
+                    secondSpace = offset
+                } else {
+                    return .failure(HTTPParseError(400, "malformed request line"))
+                }
             } else if byte < 0x20 || byte == 0x7F {
                 return .failure(HTTPParseError(400, "control byte in request line"))
             }
         }
-        guard spaces.count == 2 else { return .failure(HTTPParseError(400, "malformed request line")) }
-        let methodBytes = UnsafeBufferPointer(rebasing: lineBytes[0..<spaces[0]])
-        let targetBytes = UnsafeBufferPointer(rebasing: lineBytes[(spaces[0] + 1)..<spaces[1]])
-        let versionBytes = UnsafeBufferPointer(rebasing: lineBytes[(spaces[1] + 1)...])
+        guard secondSpace > 0 else { return .failure(HTTPParseError(400, "malformed request line")) }
+        let spaces = (firstSpace, secondSpace)
+        let methodBytes = UnsafeBufferPointer(rebasing: lineBytes[0..<spaces.0])
+        let targetBytes = UnsafeBufferPointer(rebasing: lineBytes[(spaces.0 + 1)..<spaces.1])
+        let versionBytes = UnsafeBufferPointer(rebasing: lineBytes[(spaces.1 + 1)...])
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(ASCII.isToken) else {
             return .failure(HTTPParseError(400, "invalid method"))
         }
@@ -122,7 +129,8 @@ enum HeadParser {
             rawPath = String(decoding: pathBytes, as: UTF8.self)
             query = pathEnd < targetBytes.count ? String(decoding: targetBytes[(pathEnd + 1)...], as: UTF8.self) : ""
             do {
-                path = try PercentDecoding.decode(pathBytes, plusIsSpace: false, allowNUL: false)
+                // Most paths have nothing to decode: reuse the raw string instead of building a new one.
+                path = pathBytes.contains(ASCII.percent) ? try PercentDecoding.decode(pathBytes, plusIsSpace: false, allowNUL: false) : rawPath
             } catch .invalidUTF8 {
                 return .failure(HTTPParseError(400, "path is not UTF-8"))
             } catch .nul {

@@ -106,7 +106,8 @@ public struct RequestParser: Sendable {
                             if count > limits.maxBodyBytes { return fail(HTTPParseError(413, "content-length over limit")) }
                             head = parsed
                             body = []
-                            body.reserveCapacity(count)
+                            // Reserve only a little up front: a declared length is a claim, not bytes received.
+                            body.reserveCapacity(min(count, 65_536))
                             state = .fixedBody(remaining: count)
                         case .chunked:
                             head = parsed

@@ -51,20 +51,20 @@ public struct Router: HTTPResponder {
         return response
     }
 
-    public func route(for request: HTTPRequest) -> Route {
+    public func route(for request: HTTPRequest) -> HTTPRoute {
         guard let methods = table[request.path] else {
-            return Route(execution: .inline, wantsBody: false) { _ in .jsonError("not_found", status: 404) }
+            return HTTPRoute(execution: .inline, wantsBody: false) { _ in .jsonError("not_found", status: 404) }
         }
         if let entry = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
-            return Route(execution: entry.execution, handler: entry.handler)
+            return HTTPRoute(execution: entry.execution, handler: entry.handler)
         }
         if !Self.standardMethods.contains(request.method) {
-            return Route(execution: .inline, wantsBody: false) { _ in .jsonError("not_implemented", status: 501) }
+            return HTTPRoute(execution: .inline, wantsBody: false) { _ in .jsonError("not_implemented", status: 501) }
         }
         var allowed = Set(methods.keys)
         if allowed.contains("GET") { allowed.insert("HEAD") }
         let allow = allowed.sorted().joined(separator: ", ")
-        return Route(execution: .inline, wantsBody: false) { _ in
+        return HTTPRoute(execution: .inline, wantsBody: false) { _ in
             var response = HTTPResponse.jsonError("method_not_allowed", status: 405)
             response.headers.set("Allow", allow)
             return response

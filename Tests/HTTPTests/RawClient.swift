@@ -4,7 +4,8 @@ import Glibc
 import HTTP
 
 /// A deliberately dumb blocking socket client for integration tests: raw bytes in, raw bytes out.
-final class RawClient {
+/// `@unchecked Sendable`: tests may send from one thread while reading on another; `send` touches only the descriptor.
+final class RawClient: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
