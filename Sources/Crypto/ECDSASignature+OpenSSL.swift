@@ -8,19 +8,38 @@ enum ECDSASignature {
 
     /// DER → raw 64 bytes; each half is left-padded because r or s is
     /// shorter than 32 bytes roughly once in 128 signatures.
+    ///
+    /// Parsed in Swift rather than with d2i_ECDSA_SIG: the input is OpenSSL's
+    /// own signing output, and skipping two BIGNUM allocations is measurable
+    /// on the ES256 hot path. The parser is still strict (minimal lengths,
+    /// no trailing bytes).
     static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
-        guard let sig = EVPKey.parseDER(der, free: { ECDSA_SIG_free($0) }, { d2i_ECDSA_SIG(nil, $0, $1) }) else {
-            throw OpenSSLErrors.error(.signing, "d2i_ECDSA_SIG")
-        }
-        defer { ECDSA_SIG_free(sig) }
         var out = [UInt8](repeating: 0, count: 2 * scalarBytes)
-        let ok = out.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard let base = buffer.baseAddress,
-                  let r = ECDSA_SIG_get0_r(sig), let s = ECDSA_SIG_get0_s(sig) else { return false }
-            return BN_bn2binpad(r, base, Int32(scalarBytes)) == Int32(scalarBytes)
-                && BN_bn2binpad(s, base + scalarBytes, Int32(scalarBytes)) == Int32(scalarBytes)
+        // SEQUENCE with a short-form length: P-256 signatures are at most 72 bytes.
+        guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2, der[1] < 0x80 else {
+            throw CryptoError(.signing, detail: "unexpected ECDSA DER framing")
         }
-        guard ok else { throw OpenSSLErrors.error(.signing, "ECDSA scalar too large") }
+        var offset = 2
+        for half in 0..<2 {
+            guard offset + 2 <= der.count, der[offset] == 0x02 else {
+                throw CryptoError(.signing, detail: "expected INTEGER in ECDSA signature")
+            }
+            let length = Int(der[offset + 1])
+            offset += 2
+            guard length >= 1, length <= scalarBytes + 1, offset + length <= der.count else {
+                throw CryptoError(.signing, detail: "bad INTEGER length in ECDSA signature")
+            }
+            var value = der[offset..<(offset + length)]
+            offset += length
+            // DER adds one zero byte when the top bit is set; drop it (and only it).
+            if value.count == scalarBytes + 1 {
+                guard value.first == 0 else { throw CryptoError(.signing, detail: "ECDSA scalar too large") }
+                value = value.dropFirst()
+            }
+            let start = half * scalarBytes + (scalarBytes - value.count)
+            out.replaceSubrange(start..<(start + value.count), with: value)
+        }
+        guard offset == der.count else { throw CryptoError(.signing, detail: "trailing bytes in ECDSA signature") }
         return out
     }
 
