@@ -48,6 +48,44 @@ struct SigningKeyTests {
         }
     }
 
+    @Test("ES256 pads short r and s to 32 bytes")
+    func es256ShortScalars() throws {
+        // About 1 in 128 signatures has r (or s) with a leading zero byte;
+        // keep signing until both cases have been seen and verified.
+        let key = try SigningKey.generate(.es256)
+        var shortR = false, shortS = false
+        for index in 0..<20_000 where !(shortR && shortS) {
+            let message = Array("m\(index)".utf8)
+            let signature = try key.sign(message)
+            #expect(signature.count == 64)
+            if signature[0] == 0 || signature[32] == 0 {
+                #expect(key.publicKey.verify(signature, for: message))
+                shortR = shortR || signature[0] == 0
+                shortS = shortS || signature[32] == 0
+            }
+        }
+        #expect(shortR && shortS)
+    }
+
+    @Test("one key signs concurrently from many tasks")
+    func concurrentSigning() async throws {
+        let keys = [try SigningKey.generate(.rs256), try SigningKey.generate(.es256)]
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 {
+                        for key in keys {
+                            let message = Array("task \(task) message \(index)".utf8)
+                            guard key.publicKey.verify(try key.sign(message), for: message) else { return false }
+                        }
+                    }
+                    return true
+                }
+            }
+            for try await ok in group { #expect(ok) }
+        }
+    }
+
     @Test("ES256 verification refuses DER and wrong lengths")
     func es256RejectsDER() throws {
         let key = try SigningKey.generate(.es256)

@@ -34,6 +34,15 @@ struct JWSTests {
         #expect(signature.count == 64)
     }
 
+    @Test("claims with repeated names are refused; same names in different objects are fine")
+    func duplicateClaims() throws {
+        let duplicate = try JWS.sign(payload: Array(#"{"sub":"alice","sub":"admin"}"#.utf8), key: fixture.rsa, kid: "rsa1")
+        #expect(throws: JWSError.invalidPayload) { try JWS.verify(duplicate, keys: fixture.lookup).claims() }
+        let nested = #"{"a":{"a":1,"s":"x\"a\":"},"b":[{"a":1},{"a":2}],"c":"{\"a\""}"#
+        let token = try JWS.sign(payload: Array(nested.utf8), key: fixture.rsa, kid: "rsa1")
+        #expect(try JWS.verify(token, keys: fixture.lookup).claims().count == 3)
+    }
+
     @Test("payload that is JSON but not an object is not a claim set")
     func nonObjectPayload() throws {
         let token = try JWS.sign(payload: Array("[1,2]".utf8), key: fixture.rsa, kid: "rsa1")
@@ -101,6 +110,12 @@ struct JWSTests {
         },
         Rejection(name: "crit present", expected: .criticalHeader) { f in
             try craft(header: #"{"alg":"RS256","kid":"rsa1","crit":["exp"],"exp":1}"#) { try f.rsa.sign(Array($0.utf8)) }
+        },
+        Rejection(name: "duplicate alg in header", expected: .invalidHeader) { f in
+            try craft(header: #"{"alg":"RS256","kid":"rsa1","alg":"none"}"#) { try f.rsa.sign(Array($0.utf8)) }
+        },
+        Rejection(name: "duplicate alg spelled with an escape", expected: .invalidHeader) { f in
+            try craft(header: #"{"alg":"RS256","kid":"rsa1","\u0061lg":"none"}"#) { try f.rsa.sign(Array($0.utf8)) }
         },
         Rejection(name: "header is not JSON", expected: .invalidHeader) { f in
             try craft(header: #"alg=RS256"#) { try f.rsa.sign(Array($0.utf8)) }
