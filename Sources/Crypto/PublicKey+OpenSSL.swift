@@ -4,6 +4,8 @@ extension PublicKey {
     /// Owns a public-only `EVP_PKEY*`, immutable after construction.
     final class Backing: @unchecked Sendable {
         let pkey: OpaquePointer
+        /// Initialised verification contexts for reuse across calls.
+        let contexts = ContextPool { EVP_PKEY_CTX_free($0) }
 
         init(taking pkey: OpaquePointer) { self.pkey = pkey }
 
@@ -89,18 +91,29 @@ extension PublicKey {
             }
             guard !encoded.isEmpty else { return false }
             let digest = Digest.sha256(raw: message)
-            guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            guard let ctx = contexts.take() ?? makeVerifyContext() else {
                 _ = OpenSSLErrors.drain()
                 return false
             }
-            defer { EVP_PKEY_CTX_free(ctx) }
-            let ok = EVP_PKEY_verify_init(ctx) == 1
-                && EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256) == 1
-                && EVP_PKEY_verify(ctx, encoded, encoded.count, digest, digest.count) == 1
+            let ok = EVP_PKEY_verify(ctx, encoded, encoded.count, digest, digest.count) == 1
+            // A context stays reusable after a signature mismatch (1 or 0);
+            // it carries no per-message state between EVP_PKEY_verify calls.
+            contexts.give(ctx)
             // A bad signature leaves entries in the queue; clear them so they
             // are not reported against a later, unrelated failure.
             if !ok { _ = OpenSSLErrors.drain() }
             return ok
+        }
+
+        /// A context bound to this key, initialised for SHA-256 verification.
+        private func makeVerifyContext() -> OpaquePointer? {
+            guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
+            guard EVP_PKEY_verify_init(ctx) == 1,
+                  EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256) == 1 else {
+                EVP_PKEY_CTX_free(ctx)
+                return nil
+            }
+            return ctx
         }
     }
 

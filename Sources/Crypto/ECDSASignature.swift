@@ -1,7 +1,9 @@
-import COpenSSL
-
 /// Conversion between JOSE's raw ECDSA form (`r || s`, fixed width) and the
 /// DER `ECDSA-Sig-Value` that OpenSSL produces and consumes.
+///
+/// Both directions are written in Swift: the structure is two small
+/// INTEGERs, and avoiding ECDSA_SIG/BIGNUM allocations keeps the hot
+/// paths short.
 enum ECDSASignature {
     /// Width of each P-256 scalar.
     static let scalarBytes = 32
@@ -44,33 +46,20 @@ enum ECDSASignature {
     }
 
     /// Raw 64 bytes → DER, or nil when the input is not exactly 64 bytes.
+    ///
+    /// Each half becomes a minimal DER INTEGER: leading zeros dropped, one
+    /// zero prepended when the top bit is set so the value stays positive.
+    /// Out-of-range values (zero, ≥ n) are left for OpenSSL to reject.
     static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
         guard raw.count == 2 * scalarBytes else { return nil }
-        return raw.withUnsafeBufferPointer { buffer -> [UInt8]? in
-            guard let base = buffer.baseAddress,
-                  let r = BN_bin2bn(base, Int32(scalarBytes), nil) else { return nil }
-            guard let s = BN_bin2bn(base + scalarBytes, Int32(scalarBytes), nil) else {
-                BN_free(r)
-                return nil
-            }
-            guard let sig = ECDSA_SIG_new() else {
-                BN_free(r); BN_free(s)
-                return nil
-            }
-            defer { ECDSA_SIG_free(sig) }
-            // On success ECDSA_SIG_set0 takes ownership of r and s.
-            guard ECDSA_SIG_set0(sig, r, s) == 1 else {
-                BN_free(r); BN_free(s)
-                return nil
-            }
-            let length = i2d_ECDSA_SIG(sig, nil)
-            guard length > 0 else { return nil }
-            var out = [UInt8](repeating: 0, count: Int(length))
-            let written = out.withUnsafeMutableBufferPointer { outBuffer -> Int32 in
-                var cursor = outBuffer.baseAddress
-                return i2d_ECDSA_SIG(sig, &cursor)
-            }
-            return written == length ? out : nil
+        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            var value = Array(bytes.drop { $0 == 0 })
+            if value.isEmpty { value = [0] }
+            if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+            return [0x02, UInt8(value.count)] + value
         }
+        let body = integer(raw[0..<scalarBytes]) + integer(raw[scalarBytes...])
+        // At most 2 × 35 = 70 bytes, so the short length form always applies.
+        return [0x30, UInt8(body.count)] + body
     }
 }
