@@ -53,21 +53,34 @@ enum BenchSupport {
         print(#"{"name":"\#(name)","\#(key)":\#(String(format: "%.1f", value))}"#)
     }
 
-    /// Runs `body` repeatedly for about `seconds`, returning operations per second.
-    static func throughput(seconds: Double, _ body: () throws -> Void) rethrows -> Double {
-        let clock = ContinuousClock()
+    /// How throughput is timed.
+    enum Clock: String {
+        /// Process CPU time, like `openssl speed` by default: stable when
+        /// other work shares the cores, and directly comparable to it.
+        case cpu
+        /// Elapsed wall-clock time, like `openssl speed -elapsed`.
+        case wall
+    }
+
+    /// Seconds on `clock` since an arbitrary origin.
+    static func now(_ clock: Clock) -> Double {
+        var spec = timespec()
+        clock_gettime(clock == .cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// Runs `body` repeatedly for about `seconds` of wall time and returns
+    /// operations per second of `clock` time.
+    static func throughput(seconds: Double, clock: Clock, _ body: () throws -> Void) rethrows -> Double {
         // Warm up caches and lazy OpenSSL initialisation outside the timed window.
         for _ in 0..<10 { try body() }
-        let budget = Duration.milliseconds(Int64(seconds * 1000))
-        let start = clock.now
+        let wallStart = now(.wall)
+        let start = now(clock)
         var operations = 0
-        var elapsed = Duration.zero
         repeat {
             try body()
             operations += 1
-            elapsed = clock.now - start
-        } while elapsed < budget
-        let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(operations) / total
+        } while now(.wall) - wallStart < seconds
+        return Double(operations) / (now(clock) - start)
     }
 }

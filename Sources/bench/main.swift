@@ -1,6 +1,6 @@
 // bench: micro-benchmarks, one subcommand per area.
 //
-//   bench crypto [--seconds S]
+//   bench crypto [--seconds S] [--clock cpu|wall]
 //
 // Each subcommand lives in its own file as a `BenchCommand`; add it to
 // `BenchRegistry.commands` to make it reachable.
