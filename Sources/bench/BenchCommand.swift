@@ -2,7 +2,7 @@ import Foundation
 
 /// A `bench` subcommand. Implementations print one JSON object per line
 /// on stdout so scripts can collect results without parsing prose.
-protocol BenchCommand {
+protocol BenchCommand: Sendable {
     /// The subcommand word, e.g. "crypto".
     static var name: String { get }
     /// One-line usage shown by `bench --help`.
