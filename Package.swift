@@ -40,6 +40,7 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings"], path: "Tests/TestSupport"),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "TestSupport"]),

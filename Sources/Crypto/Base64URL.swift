@@ -58,7 +58,6 @@ public enum Base64URL {
     /// Decodes unpadded base64url, rejecting every non-canonical spelling.
     public static func decode(_ text: some StringProtocol) throws -> [UInt8] {
         let input = Array(text.utf8)
-        if input.count % 4 == 1 { throw DecodingError.invalidLength }
         var out: [UInt8] = []
         out.reserveCapacity(input.count * 3 / 4)
         var accumulator: UInt32 = 0
@@ -74,6 +73,8 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
+        // 4k+1 characters leave 6 bits: not a whole byte, so no encoder emits it.
+        if input.count % 4 == 1 { throw DecodingError.invalidLength }
         // Leftover bits (2 or 4) must be zero, or two strings would decode alike.
         if accumulator != 0 { throw DecodingError.nonZeroTrailingBits }
         return out

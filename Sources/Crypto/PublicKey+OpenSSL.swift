@@ -4,6 +4,8 @@ extension PublicKey {
     /// Owns a public-only `EVP_PKEY*`, immutable after construction.
     final class Backing: @unchecked Sendable {
         let pkey: OpaquePointer
+        /// Initialised verification contexts for reuse across calls.
+        let contexts = ContextPool { EVP_PKEY_CTX_free($0) }
 
         init(taking pkey: OpaquePointer) { self.pkey = pkey }
 
@@ -20,9 +22,9 @@ extension PublicKey {
             guard !n.isEmpty, !e.isEmpty, e.count <= 8 else {
                 throw CryptoError(.invalidKey, detail: "bad RSA component lengths")
             }
-            try self.init(type: "RSA") { builder, keepAlive in
-                try Backing.pushBignum(builder, ParamName.n, n, keepAlive: &keepAlive)
-                try Backing.pushBignum(builder, ParamName.e, e, keepAlive: &keepAlive)
+            try self.init(type: "RSA") { builder in
+                try builder.pushBignum(ParamName.n, n)
+                try builder.pushBignum(ParamName.e, e)
             }
         }
 
@@ -30,33 +32,20 @@ extension PublicKey {
             guard x.count == 32, y.count == 32 else {
                 throw CryptoError(.invalidKey, detail: "P-256 coordinates must be 32 bytes")
             }
-            // Uncompressed SEC1 point: 0x04 || x || y.
-            let point = [0x04] + x + y
-            try self.init(type: "EC") { builder, _ in
-                guard OSSL_PARAM_BLD_push_utf8_string(builder, ParamName.group, "P-256", 0) == 1 else {
-                    throw OpenSSLErrors.error(.invalidKey, "push group")
-                }
-                let status = point.withUnsafeBytes {
-                    OSSL_PARAM_BLD_push_octet_string(builder, ParamName.pub, $0.baseAddress, $0.count)
-                }
-                guard status == 1 else { throw OpenSSLErrors.error(.invalidKey, "push pub") }
+            try self.init(type: "EC") { builder in
+                try builder.pushUTF8(ParamName.group, "P-256")
+                // Uncompressed SEC1 point: 0x04 || x || y.
+                try builder.pushOctets(ParamName.pub, [0x04] + x + y)
             }
         }
 
         /// Builds a public key of `type` from parameters pushed by `fill`,
         /// then runs OpenSSL's public-key check (which for EC rejects
         /// points off the curve, defeating invalid-curve attacks).
-        private convenience init(type: String, fill: (OpaquePointer, inout [OpaquePointer]) throws -> Void) throws {
-            // BIGNUMs pushed into the builder are held by reference until
-            // OSSL_PARAM_BLD_to_param copies them, so they outlive it here.
-            var keepAlive: [OpaquePointer] = []
-            defer { keepAlive.forEach { BN_free($0) } }
-            guard let builder = OSSL_PARAM_BLD_new() else { throw OpenSSLErrors.error(.invalidKey, "OSSL_PARAM_BLD_new") }
-            defer { OSSL_PARAM_BLD_free(builder) }
-            try fill(builder, &keepAlive)
-            guard let params = OSSL_PARAM_BLD_to_param(builder) else {
-                throw OpenSSLErrors.error(.invalidKey, "OSSL_PARAM_BLD_to_param")
-            }
+        private convenience init(type: String, fill: (ParamBuilder) throws -> Void) throws {
+            let builder = try ParamBuilder()
+            try fill(builder)
+            let params = try builder.toParams()
             defer { OSSL_PARAM_free(params) }
             guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
                 throw OpenSSLErrors.error(.invalidKey, "EVP_PKEY_CTX_new_from_name")
@@ -71,17 +60,6 @@ extension PublicKey {
             let check = try EVPKey.context(pkey, .invalidKey)
             defer { EVP_PKEY_CTX_free(check) }
             try OpenSSLErrors.check(EVP_PKEY_public_check(check), .invalidKey, "EVP_PKEY_public_check")
-        }
-
-        private static func pushBignum(_ builder: OpaquePointer, _ name: UnsafePointer<CChar>, _ bytes: [UInt8],
-                                       keepAlive: inout [OpaquePointer]) throws {
-            guard let bn = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
-                throw OpenSSLErrors.error(.invalidKey, "BN_bin2bn")
-            }
-            keepAlive.append(bn)
-            guard OSSL_PARAM_BLD_push_BN(builder, name, bn) == 1 else {
-                throw OpenSSLErrors.error(.invalidKey, "push \(String(cString: name))")
-            }
         }
 
         func spkiDER() throws -> [UInt8] { try EVPKey.spkiDER(pkey) }
@@ -113,18 +91,29 @@ extension PublicKey {
             }
             guard !encoded.isEmpty else { return false }
             let digest = Digest.sha256(raw: message)
-            guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            guard let ctx = contexts.take() ?? makeVerifyContext() else {
                 _ = OpenSSLErrors.drain()
                 return false
             }
-            defer { EVP_PKEY_CTX_free(ctx) }
-            let ok = EVP_PKEY_verify_init(ctx) == 1
-                && EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256) == 1
-                && EVP_PKEY_verify(ctx, encoded, encoded.count, digest, digest.count) == 1
+            let ok = EVP_PKEY_verify(ctx, encoded, encoded.count, digest, digest.count) == 1
+            // A context stays reusable after a signature mismatch (1 or 0);
+            // it carries no per-message state between EVP_PKEY_verify calls.
+            contexts.give(ctx)
             // A bad signature leaves entries in the queue; clear them so they
             // are not reported against a later, unrelated failure.
             if !ok { _ = OpenSSLErrors.drain() }
             return ok
+        }
+
+        /// A context bound to this key, initialised for SHA-256 verification.
+        private func makeVerifyContext() -> OpaquePointer? {
+            guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return nil }
+            guard EVP_PKEY_verify_init(ctx) == 1,
+                  EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256) == 1 else {
+                EVP_PKEY_CTX_free(ctx)
+                return nil
+            }
+            return ctx
         }
     }
 

@@ -8,12 +8,16 @@ extension SigningKey {
         let pkey: OpaquePointer
         /// Maximum signature size, cached to size output buffers once.
         let maxSignatureSize: Int
+        /// Initialised signing contexts for reuse across calls.
+        let contexts = ContextPool { EVP_PKEY_CTX_free($0) }
 
         init(taking pkey: OpaquePointer) {
             self.pkey = pkey
             self.maxSignatureSize = Int(EVP_PKEY_get_size(pkey))
         }
 
+        // Pooled contexts hold their own reference to the key
+        // (EVP_PKEY_CTX_new_from_pkey up-refs it), so release order is irrelevant.
         deinit { EVP_PKEY_free(pkey) }
 
         static func generate(_ algorithm: Algorithm, rsaBits: Int) throws -> Backing {
@@ -75,22 +79,37 @@ extension SigningKey {
         /// bytes are identical because PKCS#1 v1.5 and ECDSA sign the digest.
         func sign(raw message: UnsafeRawBufferPointer, algorithm: Algorithm) throws -> [UInt8] {
             let digest = Digest.sha256(raw: message)
-            let ctx = try EVPKey.context(pkey, .signing)
-            defer { EVP_PKEY_CTX_free(ctx) }
-            try OpenSSLErrors.check(EVP_PKEY_sign_init(ctx), .signing, "EVP_PKEY_sign_init")
-            // For RSA this selects PKCS#1 v1.5 DigestInfo for SHA-256 (the default padding).
-            try OpenSSLErrors.check(EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256), .signing, "set md")
+            let ctx = try contexts.take() ?? makeSigningContext()
             var length = maxSignatureSize
             var signature = [UInt8](repeating: 0, count: length)
             let status = signature.withUnsafeMutableBufferPointer { out in
                 EVP_PKEY_sign(ctx, out.baseAddress, &length, digest, digest.count)
             }
-            try OpenSSLErrors.check(status, .signing, "EVP_PKEY_sign")
+            guard status == 1 else {
+                // A context that failed mid-operation is not trusted again.
+                EVP_PKEY_CTX_free(ctx)
+                throw OpenSSLErrors.error(.signing, "EVP_PKEY_sign")
+            }
+            contexts.give(ctx)
             signature.removeLast(signature.count - length)
             switch algorithm {
             case .rs256: return signature
             case .es256: return try ECDSASignature.raw(fromDER: signature)
             }
+        }
+
+        /// A context bound to this key, initialised for SHA-256 signing.
+        private func makeSigningContext() throws -> OpaquePointer {
+            let ctx = try EVPKey.context(pkey, .signing)
+            do {
+                try OpenSSLErrors.check(EVP_PKEY_sign_init(ctx), .signing, "EVP_PKEY_sign_init")
+                // For RSA this selects PKCS#1 v1.5 DigestInfo for SHA-256 (the default padding).
+                try OpenSSLErrors.check(EVP_PKEY_CTX_set_signature_md(ctx, Algorithms.sha256), .signing, "set md")
+            } catch {
+                EVP_PKEY_CTX_free(ctx)
+                throw error
+            }
+            return ctx
         }
     }
 

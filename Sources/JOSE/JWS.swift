@@ -43,7 +43,8 @@ public enum JWS {
         let payload = try decodeSegment(segments[1])
         let signature = try decodeSegment(segments[2])
 
-        guard let header = try? CanonicalJSON.decode([String: JSONValue].self, from: headerBytes) else {
+        guard let header = try? CanonicalJSON.decode([String: JSONValue].self, from: headerBytes),
+              !DuplicateKeys.present(in: headerBytes) else {
             throw JWSError.invalidHeader
         }
         if header["crit"] != nil { throw JWSError.criticalHeader }
@@ -79,9 +80,11 @@ public struct VerifiedJWS: Sendable, Equatable {
     /// The algorithm that verified the token.
     public let algorithm: JWS.Algorithm
 
-    /// The payload as a JWT claim set; throws `.invalidPayload` unless it is a JSON object.
+    /// The payload as a JWT claim set; throws `.invalidPayload` unless it is
+    /// a JSON object without repeated member names.
     public func claims() throws -> [String: JSONValue] {
-        guard let claims = try? CanonicalJSON.decode([String: JSONValue].self, from: payload) else {
+        guard let claims = try? CanonicalJSON.decode([String: JSONValue].self, from: payload),
+              !DuplicateKeys.present(in: payload) else {
             throw JWSError.invalidPayload
         }
         return claims

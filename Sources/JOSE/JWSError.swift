@@ -3,7 +3,7 @@
 public enum JWSError: Error, Sendable, Equatable {
     /// Not three non-empty segments of strict base64url, or oversized.
     case malformed
-    /// The header is not a JSON object or lacks a string `alg`/`kid`.
+    /// The header is not a JSON object, repeats a member name, or lacks a string `alg`/`kid`.
     case invalidHeader
     /// `alg` is not one we verify (`none`, `HS256`, …).
     case unsupportedAlgorithm(String)
@@ -15,6 +15,6 @@ public enum JWSError: Error, Sendable, Equatable {
     case criticalHeader
     /// The signature does not verify.
     case badSignature
-    /// The payload is not a JSON object (only when claims are requested).
+    /// The payload is not a JSON object or repeats a member name (only when claims are requested).
     case invalidPayload
 }

@@ -28,14 +28,14 @@ public final class LogSink: Sendable {
         descriptor.withLock { $0 = newDescriptor }
     }
 
-    func write(_ line: String) {
+    func write(_ line: [UInt8]) {
         let keptInMemory = captured.withLock { lines -> Bool in
             guard lines != nil else { return false }
-            lines!.append(line)
+            lines!.append(String(decoding: line, as: UTF8.self))
             return true
         }
         if keptInMemory { return }
-        var bytes = Array(line.utf8)
+        var bytes = line
         bytes.append(UInt8(ascii: "\n"))
         descriptor.withLock { fd in
             var offset = 0

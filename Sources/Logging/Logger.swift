@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes one JSON object per line: `time`, `level`, `event`, then the fields in key order.
 ///
@@ -27,27 +28,51 @@ public struct Logger: Sendable {
     public func warning(_ event: String, _ fields: [String: LogValue] = [:]) { log(.warning, event, fields) }
     public func error(_ event: String, _ fields: [String: LogValue] = [:]) { log(.error, event, fields) }
 
-    static func render(time: Date, level: LogLevel, event: String, fields: [String: LogValue]) -> String {
-        var line = "{\"time\":\(JSONText.quote(Self.timestamp(time))),\"level\":\"\(level.rawValue)\",\"event\":\(JSONText.quote(event))"
+    static func render(time: Date, level: LogLevel, event: String, fields: [String: LogValue]) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(96 + fields.count * 32)
+        line.append(contentsOf: "{\"time\":\"".utf8)
+        line.append(contentsOf: Self.timestamp(time).utf8)
+        line.append(contentsOf: "\",\"level\":\"".utf8)
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(contentsOf: "\",\"event\":".utf8)
+        JSONText.appendQuoted(event, to: &line)
         for key in fields.keys.sorted() {
-            line += ",\(JSONText.quote(key)):\(JSONText.render(fields[key]!))"
+            line.append(UInt8(ascii: ","))
+            JSONText.appendQuoted(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            JSONText.append(fields[key]!, to: &line)
         }
-        line += "}"
+        line.append(UInt8(ascii: "}"))
         return line
     }
 
     /// RFC 3339 UTC with milliseconds, e.g. `2026-11-29T20:53:05.123Z`.
+    /// The part up to the seconds is formatted once per second and shared.
     static func timestamp(_ date: Date) -> String {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(millis / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let seconds = millis / 1000
+        let prefix = secondPrefix.withLock { cache -> String in
+            if cache.second == seconds { return cache.text }
+            cache = (seconds, formatSeconds(seconds))
+            return cache.text
+        }
         let fraction = Int(millis % 1000)
+        return prefix + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + String(fraction) + "Z"
+    }
+
+    private static let secondPrefix = Mutex<(second: Int64, text: String)>((-1, ""))
+
+    /// `YYYY-MM-DDTHH:MM:SS.` for a Unix time in seconds.
+    private static func formatSeconds(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(fraction), 3))Z"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
     }
 }

@@ -1,0 +1,59 @@
+import Crypto
+import Testing
+
+@Suite("Known-answer vectors")
+struct KnownAnswerTests {
+    @Test("SHA-256 of \"abc\" (FIPS 180-2)")
+    func sha256abc() {
+        #expect(Digest.sha256Hex(Array("abc".utf8))
+            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Digest.sha256([UInt8]()).count == 32)
+    }
+
+    @Test("HMAC-SHA256 RFC 4231 test cases 1 and 2")
+    func hmacRFC4231() {
+        let case1 = HMAC.sha256(key: [UInt8](repeating: 0x0b, count: 20), data: Array("Hi There".utf8))
+        #expect(case1 == hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"))
+        let case2 = HMAC.sha256(key: Array("Jefe".utf8), data: Array("what do ya want for nothing?".utf8))
+        #expect(case2 == hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+    }
+
+    @Test("PKCE S256 pair from RFC 7636 Appendix B")
+    func pkce() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        #expect(Base64URL.encode(Digest.sha256(Array(verifier.utf8))) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    }
+
+    @Test("scrypt RFC 7914 §12 vectors 1 and 2")
+    func scryptRFC7914() throws {
+        let first = try Scrypt.derive(password: [], salt: [], n: 16, r: 1, p: 1, length: 64)
+        #expect(first == hex("""
+            77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442
+            fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906
+            """))
+        let second = try Scrypt.derive(password: Array("password".utf8), salt: Array("NaCl".utf8),
+                                       n: 1024, r: 8, p: 16, length: 64)
+        #expect(second == hex("""
+            fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162
+            2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640
+            """))
+    }
+
+    @Test("constant-time equality")
+    func constantTime() {
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equals([UInt8](), [UInt8]()))
+    }
+
+    @Test("random bytes and tokens")
+    func random() throws {
+        #expect(Random.bytes(0).isEmpty)
+        #expect(Random.bytes(48).count == 48)
+        #expect(Random.bytes(32) != Random.bytes(32))
+        let token = Random.token()
+        #expect(token.count == 43)
+        #expect(try Base64URL.decode(token).count == 32)
+    }
+}
