@@ -1,0 +1,68 @@
+import Foundation
+import HTTP
+import OIDC
+
+/// OAuth parameters from a request: the query for GET, the body for POST.
+///
+/// POST bodies may be `application/x-www-form-urlencoded` (RFC 6749) or `application/json`
+/// (what Auth0.swift and Auth0.Android send). JSON members are flattened to strings;
+/// numbers and booleans become their text, nested objects and arrays are refused.
+/// Duplicates are kept so the protocol core can refuse them (RFC 6749 §3.1).
+enum RequestParameters {
+    static func parse(_ request: HTTPRequest) throws(OAuthError) -> [(String, String)] {
+        if request.method == "GET" || request.method == "HEAD" {
+            guard let items = request.queryItems else { throw OAuthError(.invalidRequest, "The query string is not validly encoded.") }
+            return items
+        }
+        return try body(of: request)
+    }
+
+    /// Parameters from the body only; a query string is refused (credentials must not travel in URLs).
+    static func bodyOnly(_ request: HTTPRequest) throws(OAuthError) -> [(String, String)] {
+        guard request.query.isEmpty else {
+            throw OAuthError(.invalidRequest, "Parameters must be sent in the request body, not the query string.")
+        }
+        return try body(of: request)
+    }
+
+    private static func body(of request: HTTPRequest) throws(OAuthError) -> [(String, String)] {
+        let mediaType = (request.headers["Content-Type"] ?? "").split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        } ?? ""
+        switch mediaType {
+        case "application/x-www-form-urlencoded":
+            guard let text = String(validating: request.body, as: UTF8.self), let pairs = try? FormCodec.decode(text) else {
+                throw OAuthError(.invalidRequest, "The form body is not validly encoded.")
+            }
+            return pairs
+        case "application/json":
+            return try json(request.body)
+        case "" where request.body.isEmpty:
+            return []
+        default:
+            throw OAuthError(.invalidRequest, "Send parameters as application/x-www-form-urlencoded or application/json.")
+        }
+    }
+
+    static func json(_ body: [UInt8]) throws(OAuthError) -> [(String, String)] {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            throw OAuthError(.invalidRequest, "The JSON body must be an object.")
+        }
+        var pairs: [(String, String)] = []
+        for key in object.keys.sorted() {
+            switch object[key] {
+            case let text as String:
+                pairs.append((key, text))
+            case let number as NSNumber:
+                // JSONSerialization gives booleans as NSNumber too (objCType "c"); keep their JSON spelling.
+                let isBool = String(cString: number.objCType) == "c"
+                pairs.append((key, isBool ? (number.boolValue ? "true" : "false") : number.stringValue))
+            case is NSNull:
+                continue
+            default:
+                throw OAuthError(.invalidRequest, "The parameter \(key) must be a string.")
+            }
+        }
+        return pairs
+    }
+}
