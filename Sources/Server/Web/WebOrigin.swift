@@ -63,6 +63,8 @@ enum WebOrigin {
         let scheme = action[..<separator].lowercased()
         guard isScheme(scheme) else { return nil }
         if scheme == "http" || scheme == "https" { return normalize(action, allowPath: true) }
+        // Schemes that run or embed content are never form targets.
+        if ["javascript", "data", "vbscript", "blob", "file", "filesystem"].contains(scheme) { return nil }
         return scheme + ":"
     }
 
