@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
+        .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,59 @@
+import HTTP
+import Settings
+
+/// Names and attributes of Gatehouse's two cookies, decided by the issuer's scheme (never by the request:
+/// nginx may speak plain http to us while the browser sees https).
+///
+/// https issuer: `__Host-` names, `Secure; Path=/` and no `Domain` (RFC 6265bis §4.1.3.2), so a sibling
+/// subdomain cannot plant or overwrite them. http issuer (development): plain names, no `Secure`.
+/// Always `HttpOnly; SameSite=Lax`.
+struct CookieSpec: Sendable, Equatable {
+    enum Kind: Sendable, CaseIterable {
+        /// The signed-in browser session.
+        case session
+        /// The pre-login transaction binding (rotated at login: G11).
+        case transaction
+    }
+
+    let isSecure: Bool
+
+    init(issuer: Issuer) {
+        isSecure = issuer.isHTTPS
+    }
+
+    init(secure: Bool) {
+        isSecure = secure
+    }
+
+    func name(_ kind: Kind) -> String {
+        let base = switch kind {
+        case .session: "gatehouse_session"
+        case .transaction: "gatehouse_tx"
+        }
+        return isSecure ? "__Host-" + base : base
+    }
+
+    var sessionName: String { name(.session) }
+    var transactionName: String { name(.transaction) }
+
+    /// A `Set-Cookie` value. `value` must be cookie-octets (our tokens are base64url); anything else is a bug and traps.
+    func set(_ kind: Kind, value: String, maxAge: Int) -> String {
+        precondition(value.utf8.allSatisfy(CookieJar.isCookieOctet), "cookie values must be cookie-octets")
+        return "\(name(kind))=\(value); Max-Age=\(max(0, maxAge)); \(attributes)"
+    }
+
+    /// A `Set-Cookie` value that makes the browser drop the cookie at once.
+    func delete(_ kind: Kind) -> String {
+        "\(name(kind))=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; \(attributes)"
+    }
+
+    /// The cookie's value in a request, read only under this issuer's name (an unprefixed twin is ignored).
+    func value(_ kind: Kind, in headers: HTTPHeaders) -> String? {
+        guard let value = CookieJar.parse(headers)[name(kind)], !value.isEmpty else { return nil }
+        return value
+    }
+
+    private var attributes: String {
+        isSecure ? "Path=/; Secure; HttpOnly; SameSite=Lax" : "Path=/; HttpOnly; SameSite=Lax"
+    }
+}

@@ -1,0 +1,39 @@
+import HTTP
+import Settings
+
+/// The sign-in form served by `{issuer}authorize`; its markup is a contract with browser and conformance tests.
+enum LoginPage {
+    /// - Parameters:
+    ///   - appName: the client's display name ("Sign in to continue to {App}").
+    ///   - transactionID: the login transaction, posted back as `tx`.
+    ///   - csrfToken: the raw token whose SHA-256 the transaction stores, posted back as `csrf_token`.
+    ///   - email: pre-fill (from `login_hint`, or what the user typed before an error).
+    ///   - errorMessage: shown in `<p class="error" role="alert">`, e.g. "Wrong email or password.".
+    static func render(appName: String, issuer: Issuer, transactionID: String, csrfToken: String,
+                       email: String? = nil, errorMessage: String? = nil, status: Int = 200) -> HTTPResponse {
+        let emailValue = email.map { $0.isEmpty ? "" : " value=\"\(HTML.escape($0))\"" } ?? ""
+        var body = """
+        <h1>Sign in</h1>
+        <p class="subtitle">Sign in to continue to \(HTML.escape(appName))</p>
+
+        """
+        body += PageLayout.errorParagraph(errorMessage)
+        body += "<form method=\"post\" action=\"\(HTML.escape(issuer.endpoint("login")))\" class=\"login-form\">\n"
+        body += PageLayout.hidden("tx", transactionID)
+        body += PageLayout.hidden("csrf_token", csrfToken)
+        body += """
+        <label for="email">Email</label>
+        <input type="email" name="email" id="email" autocomplete="username" required autofocus\(emailValue)>
+        <label for="password">Password</label>
+        <input type="password" name="password" id="password" autocomplete="current-password" required>
+        <div class="actions">
+        <button type="submit" name="action" value="login" class="button primary">Continue</button>
+        <button type="submit" name="action" value="cancel" class="button secondary" formnovalidate>Cancel</button>
+        </div>
+        </form>
+
+        """
+        let html = PageLayout.document(title: "Sign in to \(appName)", issuer: issuer, body: body)
+        return PageLayout.response(html, status: status)
+    }
+}

@@ -1,0 +1,45 @@
+import HTTP
+
+/// Headers every HTML page carries (negative tests H01–H03), and the no-store pair for JSON answers.
+enum SecurityHeaders {
+    /// The Content-Security-Policy for a page; `formAction` adds CSP source expressions to `form-action`.
+    ///
+    /// Sources that could break out of the directive (spaces, quotes, `;`, `,`) are dropped, never inserted.
+    static func contentSecurityPolicy(formAction: [String] = []) -> String {
+        var formSources = ["'self'"]
+        for source in formAction where isSafeSource(source) && !formSources.contains(source) {
+            formSources.append(source)
+        }
+        return "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+            + "form-action \(formSources.joined(separator: " ")); frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// Sets the browser hardening headers and the HTML content type on `response`.
+    static func apply(to response: inout HTTPResponse, formAction: [String] = []) {
+        response.headers.set("Content-Type", "text/html; charset=utf-8")
+        response.headers.set("Content-Security-Policy", contentSecurityPolicy(formAction: formAction))
+        response.headers.set("X-Frame-Options", "DENY")
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Cross-Origin-Opener-Policy", "same-origin")
+    }
+
+    /// For token, userinfo and other JSON answers that carry secrets (RFC 6749 §5.1).
+    static func noStore(_ response: inout HTTPResponse) {
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Pragma", "no-cache")
+    }
+
+    /// A scheme or host source: letters, digits and `:/.-+_[]` only, and not empty.
+    static func isSafeSource(_ source: String) -> Bool {
+        !source.isEmpty && source.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                ":/.-+_[]".utf8.contains(byte)
+            }
+        }
+    }
+}
