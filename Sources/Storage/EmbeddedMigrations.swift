@@ -185,5 +185,26 @@ CREATE INDEX audit_events_by_user ON audit_events (user_id, id);
 """#,
             checksum: "837e64f1a7ca32567f012afa5257bca30e8651d861370022ed575b1212d1576a"
         ),
+        Migration(
+            version: 2,
+            name: "login_transactions",
+            sql: #"""
+-- 0002_login_transactions: pending authorizations between the login form and the code.
+-- The browser holds only the transaction id in a cookie; only its digest is stored here.
+
+CREATE TABLE login_transactions (
+    id_hash     TEXT PRIMARY KEY,
+    client_id   TEXT NOT NULL REFERENCES clients (client_id) ON DELETE CASCADE,
+    parameters  TEXT NOT NULL,                    -- JSON object of the validated /authorize parameters
+    csrf_hash   TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL,
+    session_id  TEXT                              -- set once the user authenticated
+) WITHOUT ROWID;
+CREATE INDEX login_transactions_by_expiry ON login_transactions (expires_at);
+
+"""#,
+            checksum: "62cd3875a2b67c08ade92b3628cd93932321d6c973a938666e48c02c6c093266"
+        ),
     ]
 }

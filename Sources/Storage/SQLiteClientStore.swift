@@ -1,0 +1,134 @@
+import Foundation
+import Model
+import SQLite
+
+/// Applications in SQLite: one `clients` row plus their allow-lists in `client_allowed_urls`,
+/// written together in one transaction so a reader never sees a half-updated client.
+public struct SQLiteClientStore: ClientStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func create(_ client: Client) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                _ = try connection.run(
+                    """
+                    INSERT INTO clients (client_id, name, app_type, secret_hash, auth_methods, grant_types, id_token_alg,
+                        access_token_lifetime, id_token_lifetime, refresh_absolute_lifetime, refresh_idle_lifetime,
+                        refresh_reuse_interval, refresh_survives_logout, introspection_enabled, apple_team_id, bundle_id,
+                        android_package, android_sha256, created_at, updated_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+                    """, Self.columns(client))
+                try ClientAllowedURLs.replace(for: client, in: connection)
+            }
+        }
+    }
+
+    public func find(clientID: String) throws(StorageError) -> Client? {
+        try mapStorageErrors {
+            try database.read { connection in
+                guard let row = try connection.queryOne("SELECT * FROM clients WHERE client_id = ?", [.text(clientID)]) else {
+                    return nil
+                }
+                let lists = try ClientAllowedURLs.load(clientID: clientID, from: connection)
+                return try Self.client(row, lists: lists[clientID] ?? ClientAllowedURLs.Lists())
+            }
+        }
+    }
+
+    /// Every client, oldest first.
+    public func list() throws(StorageError) -> [Client] {
+        try mapStorageErrors {
+            try database.read { connection in
+                let rows = try connection.query("SELECT * FROM clients ORDER BY created_at, client_id")
+                let lists = try ClientAllowedURLs.load(clientID: nil, from: connection)
+                return try rows.map { row in
+                    try Self.client(row, lists: lists[try row.string("client_id")] ?? ClientAllowedURLs.Lists())
+                }
+            }
+        }
+    }
+
+    public func update(_ client: Client) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                let changed = try connection.run(
+                    """
+                    UPDATE clients SET name = ?2, app_type = ?3, secret_hash = ?4, auth_methods = ?5, grant_types = ?6,
+                        id_token_alg = ?7, access_token_lifetime = ?8, id_token_lifetime = ?9, refresh_absolute_lifetime = ?10,
+                        refresh_idle_lifetime = ?11, refresh_reuse_interval = ?12, refresh_survives_logout = ?13,
+                        introspection_enabled = ?14, apple_team_id = ?15, bundle_id = ?16, android_package = ?17,
+                        android_sha256 = ?18, created_at = ?19, updated_at = ?20
+                    WHERE client_id = ?1
+                    """, Self.columns(client))
+                guard changed == 1 else { throw StorageError.notFound("client \(client.clientID)") }
+                try ClientAllowedURLs.replace(for: client, in: connection)
+            }
+        }
+    }
+
+    /// Foreign keys cascade to allow-lists, codes, grants (and through them refresh tokens),
+    /// login transactions and client grants.
+    public func delete(clientID: String) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                guard try connection.run("DELETE FROM clients WHERE client_id = ?", [.text(clientID)]) == 1 else {
+                    throw StorageError.notFound("client \(clientID)")
+                }
+                // refresh_tokens.client_id has no foreign key to clients; tokens of grants are
+                // gone through grants' cascade, so nothing else refers to the client.
+            }
+        }
+    }
+
+    /// Values for ?1…?20 in the order of the INSERT and UPDATE statements.
+    private static func columns(_ client: Client) -> [SQLValue] {
+        [.text(client.clientID), .text(client.name), .text(client.type.rawValue), SQLValue(optional: client.secretHash),
+         .text(client.authMethods.map(\.rawValue).joined(separator: " ")),
+         .text(client.grantTypes.map(\.rawValue).joined(separator: " ")),
+         .text(client.idTokenAlgorithm), .integer(Int64(client.accessTokenLifetime)), .integer(Int64(client.idTokenLifetime)),
+         .integer(Int64(client.refreshAbsoluteLifetime)), .integer(Int64(client.refreshIdleLifetime)),
+         .integer(Int64(client.refreshReuseInterval)), SQLValue(flag: client.refreshSurvivesLogout),
+         SQLValue(flag: client.introspectionEnabled), SQLValue(optional: client.appleTeamID), SQLValue(optional: client.bundleID),
+         SQLValue(optional: client.androidPackage),
+         client.androidSHA256.isEmpty ? .null : .text(client.androidSHA256.joined(separator: ",")),
+         SQLValue(date: client.createdAt), SQLValue(date: client.updatedAt)]
+    }
+
+    private static func client(_ row: Row, lists: ClientAllowedURLs.Lists) throws -> Client {
+        let clientID = try row.string("client_id")
+        guard let type = Client.ApplicationType(rawValue: try row.string("app_type")) else {
+            throw StorageError.internal("client \(clientID) has an unknown app_type")
+        }
+        let authMethods = try words(row, "auth_methods").map { name in
+            guard let method = Client.AuthMethod(rawValue: name) else {
+                throw StorageError.internal("client \(clientID) has an unknown auth method")
+            }
+            return method
+        }
+        let grantTypes = try words(row, "grant_types").map { name in
+            guard let grant = Client.GrantType(rawValue: name) else {
+                throw StorageError.internal("client \(clientID) has an unknown grant type")
+            }
+            return grant
+        }
+        let fingerprints = try row.optionalString("android_sha256")?.split(separator: ",").map(String.init) ?? []
+        return Client(
+            clientID: clientID, name: try row.string("name"), type: type, secretHash: try row.optionalString("secret_hash"),
+            authMethods: authMethods, grantTypes: grantTypes, idTokenAlgorithm: try row.string("id_token_alg"),
+            accessTokenLifetime: try row.int("access_token_lifetime"), idTokenLifetime: try row.int("id_token_lifetime"),
+            refreshAbsoluteLifetime: try row.int("refresh_absolute_lifetime"),
+            refreshIdleLifetime: try row.int("refresh_idle_lifetime"), refreshReuseInterval: try row.int("refresh_reuse_interval"),
+            refreshSurvivesLogout: try row.flag("refresh_survives_logout"),
+            introspectionEnabled: try row.flag("introspection_enabled"),
+            callbacks: lists.callbacks, logoutURLs: lists.logoutURLs, webOrigins: lists.webOrigins,
+            appleTeamID: try row.optionalString("apple_team_id"), bundleID: try row.optionalString("bundle_id"),
+            androidPackage: try row.optionalString("android_package"), androidSHA256: fingerprints,
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    private static func words(_ row: Row, _ column: String) throws -> [String] {
+        try row.string(column).split(separator: " ").map(String.init)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Model
+import SQLite
+
+/// Token families in SQLite. Revoking one also revokes its refresh tokens in the same transaction.
+public struct SQLiteGrantStore: GrantStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func create(_ grant: Grant) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                _ = try connection.run(
+                    """
+                    INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, audience, auth_time, created_at,
+                        revoked_at, revoke_reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [.text(grant.grantID), .text(grant.clientID), SQLValue(optional: grant.userID), SQLValue(optional: grant.sessionID),
+                     .text(grant.scope), SQLValue(optional: grant.audience), SQLValue(optionalDate: grant.authTime),
+                     SQLValue(date: grant.createdAt), SQLValue(optionalDate: grant.revokedAt), SQLValue(optional: grant.revokeReason)])
+            }
+        }
+    }
+
+    public func find(grantID: String) throws(StorageError) -> Grant? {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(Self.grant)
+            }
+        }
+    }
+
+    /// Idempotent: a revoked grant keeps its first time and reason; its refresh tokens that are
+    /// not yet revoked are marked revoked at `time`. Throws `.notFound` for an unknown id.
+    public func revoke(grantID: String, at time: Date, reason: String) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                guard try connection.queryOne("SELECT 1 FROM grants WHERE grant_id = ?", [.text(grantID)]) != nil else {
+                    throw StorageError.notFound("grant \(grantID)")
+                }
+                _ = try connection.run("UPDATE grants SET revoked_at = ?, revoke_reason = ? WHERE grant_id = ? AND revoked_at IS NULL",
+                                       [SQLValue(date: time), .text(reason), .text(grantID)])
+                _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
+                                       [SQLValue(date: time), .text(grantID)])
+            }
+        }
+    }
+
+    private static func grant(_ row: Row) throws -> Grant {
+        Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"), userID: try row.optionalString("user_id"),
+              sessionID: try row.optionalString("session_id"), scope: try row.string("scope"),
+              audience: try row.optionalString("audience"), authTime: try row.optionalDate("auth_time"),
+              createdAt: try row.date("created_at"), revokedAt: try row.optionalDate("revoked_at"),
+              revokeReason: try row.optionalString("revoke_reason"))
+    }
+}

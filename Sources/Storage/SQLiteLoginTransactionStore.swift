@@ -1,0 +1,84 @@
+import Foundation
+import Model
+import SQLite
+
+/// Pending authorizations in SQLite (migration 0002), by the digest of the cookie's id.
+public struct SQLiteLoginTransactionStore: LoginTransactionStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func create(_ transaction: LoginTransaction) throws(StorageError) {
+        let parameters = try Self.encode(transaction.parameters)
+        try mapStorageErrors {
+            try database.write { connection in
+                _ = try connection.run(
+                    """
+                    INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at, session_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [.text(transaction.idHash), .text(transaction.clientID), .text(parameters), .text(transaction.csrfHash),
+                     SQLValue(date: transaction.createdAt), SQLValue(date: transaction.expiresAt),
+                     SQLValue(optional: transaction.sessionID)])
+            }
+        }
+    }
+
+    /// nil when unknown, or expired at `time` (expiry is exclusive: valid while `time < expiresAt`).
+    public func find(idHash: String, at time: Date) throws(StorageError) -> LoginTransaction? {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT * FROM login_transactions WHERE id_hash = ? AND expires_at > ?",
+                                        [.text(idHash), SQLValue(date: time)]).map(Self.transaction)
+            }
+        }
+    }
+
+    /// Throws `.notFound` for an unknown id.
+    public func attachSession(idHash: String, sessionID: String) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                let changed = try connection.run("UPDATE login_transactions SET session_id = ? WHERE id_hash = ?",
+                                                 [.text(sessionID), .text(idHash)])
+                guard changed == 1 else { throw StorageError.notFound("login transaction") }
+            }
+        }
+    }
+
+    public func consume(idHash: String) throws(StorageError) -> Bool {
+        try mapStorageErrors {
+            try database.write { connection in
+                try connection.run("DELETE FROM login_transactions WHERE id_hash = ?", [.text(idHash)]) == 1
+            }
+        }
+    }
+
+    /// Deletes transactions expired at `time`; returns how many. For periodic maintenance.
+    @discardableResult
+    public func purgeExpired(at time: Date) throws(StorageError) -> Int {
+        try mapStorageErrors {
+            try database.write { connection in
+                try connection.run("DELETE FROM login_transactions WHERE expires_at <= ?", [SQLValue(date: time)])
+            }
+        }
+    }
+
+    private static func encode(_ parameters: [String: String]) throws(StorageError) -> String {
+        do {
+            let data = try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys, .withoutEscapingSlashes])
+            return String(decoding: data, as: UTF8.self)
+        } catch {
+            throw StorageError.internal("cannot encode login transaction parameters: \(error)")
+        }
+    }
+
+    private static func transaction(_ row: Row) throws -> LoginTransaction {
+        let text = try row.string("parameters")
+        guard let parameters = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: String] else {
+            throw StorageError.internal("login transaction parameters are not a JSON object of strings")
+        }
+        return LoginTransaction(idHash: try row.string("id_hash"), clientID: try row.string("client_id"), parameters: parameters,
+                                csrfHash: try row.string("csrf_hash"), createdAt: try row.date("created_at"),
+                                expiresAt: try row.date("expires_at"), sessionID: try row.optionalString("session_id"))
+    }
+}

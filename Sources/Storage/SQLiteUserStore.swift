@@ -1,0 +1,97 @@
+import Foundation
+import Model
+import SQLite
+
+/// Users in SQLite; `email_key` (the lower-cased email) makes emails unique regardless of case.
+public struct SQLiteUserStore: UserStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func create(_ user: User) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                _ = try connection.run(
+                    """
+                    INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
+                        nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                    """, Self.columns(user))
+            }
+        }
+    }
+
+    public func find(userID: String) throws(StorageError) -> User? {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(Self.user)
+            }
+        }
+    }
+
+    public func find(email: String) throws(StorageError) -> User? {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT * FROM users WHERE email_key = ?", [.text(User.emailKey(email))]).map(Self.user)
+            }
+        }
+    }
+
+    /// Users oldest first, optionally only those whose email contains `emailContaining`
+    /// (case-insensitively), at most `limit`. For operators; not part of `UserStore`.
+    public func list(emailContaining: String? = nil, limit: Int = 100) throws(StorageError) -> [User] {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.query(
+                    "SELECT * FROM users WHERE (?1 IS NULL OR instr(email_key, ?1) > 0) ORDER BY created_at, user_id LIMIT ?2",
+                    [SQLValue(optional: emailContaining.map(User.emailKey)), .integer(Int64(limit))]).map(Self.user)
+            }
+        }
+    }
+
+    public func update(_ user: User) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                let changed = try connection.run(
+                    """
+                    UPDATE users SET email = ?2, email_key = ?3, email_verified = ?4, password_hash = ?5, name = ?6,
+                        given_name = ?7, family_name = ?8, nickname = ?9, picture = ?10, blocked = ?11, logins_count = ?12,
+                        last_login_at = ?13, created_at = ?14, updated_at = ?15
+                    WHERE user_id = ?1
+                    """, Self.columns(user))
+                guard changed == 1 else { throw StorageError.notFound("user \(user.userID)") }
+            }
+        }
+    }
+
+    public func recordLogin(userID: String, at time: Date, rehashedPassword: String?) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                let changed = try connection.run(
+                    """
+                    UPDATE users SET logins_count = logins_count + 1, last_login_at = ?2, password_hash = coalesce(?3, password_hash)
+                    WHERE user_id = ?1
+                    """, [.text(userID), SQLValue(date: time), SQLValue(optional: rehashedPassword)])
+                guard changed == 1 else { throw StorageError.notFound("user \(userID)") }
+            }
+        }
+    }
+
+    private static func columns(_ user: User) -> [SQLValue] {
+        [.text(user.userID), .text(user.email), .text(User.emailKey(user.email)), SQLValue(flag: user.emailVerified),
+         SQLValue(optional: user.passwordHash), SQLValue(optional: user.name), SQLValue(optional: user.givenName),
+         SQLValue(optional: user.familyName), SQLValue(optional: user.nickname), SQLValue(optional: user.picture),
+         SQLValue(flag: user.blocked), .integer(Int64(user.loginsCount)), SQLValue(optionalDate: user.lastLoginAt),
+         SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt)]
+    }
+
+    private static func user(_ row: Row) throws -> User {
+        User(userID: try row.string("user_id"), email: try row.string("email"), emailVerified: try row.flag("email_verified"),
+             passwordHash: try row.optionalString("password_hash"), name: try row.optionalString("name"),
+             givenName: try row.optionalString("given_name"), familyName: try row.optionalString("family_name"),
+             nickname: try row.optionalString("nickname"), picture: try row.optionalString("picture"),
+             blocked: try row.flag("blocked"), loginsCount: try row.int("logins_count"),
+             lastLoginAt: try row.optionalDate("last_login_at"), createdAt: try row.date("created_at"),
+             updatedAt: try row.date("updated_at"))
+    }
+}
