@@ -1,0 +1,50 @@
+import KeyManagement
+import Logging
+import Model
+import Settings
+import Storage
+
+/// Everything the sign-in handlers use, built once at startup.
+struct Services: Sendable {
+    let settings: Settings
+    let clock: any Clock
+    let logger: Logger
+    let keyRing: KeyRing
+    let clients: any ClientStore
+    let users: any UserStore
+    let codes: any AuthorizationCodeStore
+    let sessions: any SessionStore
+    let grants: any GrantStore
+    let transactions: any LoginTransactionStore
+    let audit: AuditStore
+    let passwords: PasswordAuthenticator
+    let cookies: CookieSpec
+
+    var issuer: Issuer { settings.issuer }
+
+    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, clock: any Clock = SystemClock()) {
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+        self.keyRing = keyRing
+        clients = SQLiteClientStore(store: store)
+        users = SQLiteUserStore(store: store)
+        codes = SQLiteAuthorizationCodeStore(store: store)
+        sessions = SQLiteSessionStore(store: store)
+        grants = SQLiteGrantStore(store: store)
+        transactions = SQLiteLoginTransactionStore(store: store)
+        audit = AuditStore(store: store)
+        passwords = PasswordAuthenticator(users: users, clock: clock)
+        cookies = CookieSpec(issuer: settings.issuer)
+    }
+
+    /// Writes an audit event; a failure is logged, never shown to the user.
+    func record(_ event: String, userID: String? = nil, clientID: String? = nil, ip: String?, details: [String: String] = [:]) {
+        do {
+            try audit.append(AuditEvent(time: clock.now, event: event, userID: userID, clientID: clientID, ip: ip,
+                                        actor: userID == nil ? "system" : "user", details: details))
+        } catch {
+            logger.error("audit_write_failed", ["event": .string(event), "error": .string(error.description)])
+        }
+    }
+}
