@@ -72,6 +72,17 @@ public struct Migrator: Sendable {
         }
     }
 
+    /// Checks, without changing anything, that every applied migration matches the binary's
+    /// and that the database is not newer than the binary.
+    public func verify() throws {
+        try validate()
+        let (recorded, userVersion) = try database.read { connection in
+            (try Self.tableExists(connection) ? Self.applied(connection) : [:],
+             try connection.queryOne("PRAGMA user_version")?.int(0) ?? 0)
+        }
+        try check(recorded, userVersion: userVersion)
+    }
+
     /// Refuses duplicate versions and gaps in the binary's list.
     public func validate() throws(MigrationError) {
         var expected = 1

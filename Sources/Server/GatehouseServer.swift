@@ -28,7 +28,8 @@ public final class GatehouseServer: Sendable {
             store.close()
             throw StartupError.keys(error.description)
         }
-        let routes = Routes(settings: settings, store: store, keyRing: keyRing, logger: logger)
+        let services = Services(settings: settings, store: store, keyRing: keyRing, logger: logger)
+        let routes = Routes(services: services, store: store)
         http = HTTPServer(configuration: HTTPServerConfiguration(settings), responder: routes.responder(), logger: logger)
     }
 
