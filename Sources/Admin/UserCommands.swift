@@ -158,7 +158,7 @@ enum UserCommands {
         user_id:         \(user.userID)
         email:           \(user.email)
         email_verified:  \(user.emailVerified ? "yes" : "no")
-        name:            \(user.name ?? "")
+        name:            \(user.name ?? "(none)")
         created_at:      \(timestamp(user.createdAt))
         """
     }
