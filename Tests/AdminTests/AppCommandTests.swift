@@ -61,9 +61,9 @@ import TestSupport
             let secret = try #require(json["client_secret"] as? String)
             #expect(secret.count == 43)  // Random.token(bytes: 32)
             let hash = try #require(client.secretHash)
-            #expect(hash.hasPrefix("$scrypt$"))
+            #expect(hash == SecretDigest.hash(secret) && hash.count == 64)  // SHA-256 hex, never the secret
             #expect(!hash.contains(secret))
-            #expect(PasswordHash.verify(secret, against: hash))
+            #expect(SecretDigest.matches(secret, storedHash: hash))
         }
     }
 
@@ -76,7 +76,7 @@ import TestSupport
         let idLine = try #require(created.standardOutput.split(separator: "\n").first { $0.hasPrefix("client_id:") })
         let clientID = String(idLine.dropFirst("client_id:".count)).trimmingCharacters(in: .whitespaces)
         let hash = try #require(try withStore { try SQLiteClientStore(store: $0).find(clientID: clientID)?.secretHash })
-        #expect(PasswordHash.verify(secret, against: hash))
+        #expect(SecretDigest.matches(secret, storedHash: hash))
 
         for words in [["apps", "list"], ["apps", "list", "--json"], ["apps", "show", clientID], ["apps", "show", clientID, "--json"]] {
             let result = run(words)
