@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
         .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging"]),
-        .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
+        .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging", "OIDC"]),
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),
         // Micro-benchmarks driven by scripts/bench (never timed in unit tests).
@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
+        .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
