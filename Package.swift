@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
+        .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

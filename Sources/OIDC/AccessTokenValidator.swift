@@ -1,0 +1,72 @@
+import Crypto
+import Foundation
+import JOSE
+import Model
+
+/// What a valid access token grants at /userinfo.
+public struct AccessTokenGrant: Sendable, Equatable {
+    public let user: User
+    public let scopes: [String]
+    public let clientID: String
+    public let grantID: String
+}
+
+/// Validates our JWT access tokens (RFC 9068 §4) for /userinfo; every failure is `invalid_token` (401).
+public enum AccessTokenValidator {
+    /// The token of an `Authorization` value whose scheme is `Bearer` in any letter case (RFC 9110 §11.1); nil otherwise.
+    public static func bearerToken(fromAuthorization header: String?) -> String? {
+        guard let header else { return nil }
+        let bytes = Array(header.utf8)
+        guard bytes.count > 7, bytes.prefix(7).map(ASCII.lowercase) == Array("bearer ".utf8) else { return nil }
+        let token = String(decoding: bytes.dropFirst(7), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
+    /// is refused), `iss`, the userinfo audience, `exp`, a live grant, an existing unblocked user.
+    public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String,
+                                grants: any GrantStore, users: any UserStore, clock: any Clock) throws(OAuthError) -> AccessTokenGrant {
+        let verified: VerifiedJWS
+        let claims: [String: JSONValue]
+        do {
+            verified = try JWS.verify(bearer, keys: keys)
+            claims = try verified.claims()
+        } catch {
+            throw invalid("signature or format invalid: \(error)")
+        }
+        guard let typ = verified.header["typ"]?.stringValue?.lowercased(), typ == "at+jwt" || typ == "application/at+jwt" else {
+            throw invalid("typ is not at+jwt")
+        }
+        guard claims["iss"]?.stringValue == issuer else { throw invalid("wrong issuer") }
+        let userinfo = issuer + DiscoveryDocument.Path.userinfo
+        let audience: [String] = switch claims["aud"] {
+        case .string(let value): [value]
+        case .array(let values): values.compactMap(\.stringValue)
+        default: []
+        }
+        guard audience.contains(userinfo) else { throw invalid("audience lacks \(userinfo)") }
+        guard let exp = claims["exp"]?.integerValue, Double(exp) > clock.now.timeIntervalSince1970 else {
+            throw invalid("expired or no exp")
+        }
+        guard let subject = claims["sub"]?.stringValue, let grantID = claims["grant_id"]?.stringValue,
+              let clientID = claims["client_id"]?.stringValue else { throw invalid("missing sub, grant_id or client_id") }
+        let grant: Grant?
+        let user: User?
+        do {
+            grant = try grants.find(grantID: grantID)
+            user = try users.find(userID: subject)
+        } catch {
+            throw OAuthError(storage: error)
+        }
+        guard let grant, grant.revokedAt == nil, grant.userID == subject, grant.clientID == clientID else {
+            throw invalid("grant \(grantID) unknown or revoked")
+        }
+        guard let user, !user.blocked else { throw invalid("user \(subject) missing or blocked") }
+        let scopes = AuthorizationRequest.canonicalScopes(claims["scope"]?.stringValue ?? "")
+        return AccessTokenGrant(user: user, scopes: scopes, clientID: clientID, grantID: grantID)
+    }
+
+    private static func invalid(_ detail: String) -> OAuthError {
+        OAuthError(.invalidToken, "the access token is invalid", detail: detail)
+    }
+}

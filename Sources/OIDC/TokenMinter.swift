@@ -1,0 +1,156 @@
+import Crypto
+import Foundation
+import JOSE
+import Model
+
+/// Signs claim sets with the live key ring (implemented by the web layer): picks the active
+/// key for `algorithm`, sets `kid`, and emits a compact JWS with header `typ`.
+public protocol TokenSigner: Sendable {
+    func sign(claims: [String: JSONValue], algorithm: SigningKey.Algorithm, typ: String) throws -> String
+}
+
+/// The token endpoint's success body (RFC 6749 §5.1).
+public struct TokenResponse: Sendable, Equatable {
+    public var accessToken: String
+    /// Only when `openid` was granted.
+    public var idToken: String?
+    public var tokenType: String
+    /// Seconds, a JSON number.
+    public var expiresIn: Int
+    /// Space-separated granted scopes.
+    public var scope: String
+    /// Hook for the refresh-token work (issued when `offline_access` is granted); nil for now.
+    public var refreshToken: String?
+
+    /// Compact JSON, sorted keys; absent members are omitted.
+    public func jsonBody() -> [UInt8] {
+        var object: [String: JSONValue] = [
+            "access_token": .string(accessToken),
+            "token_type": .string(tokenType),
+            "expires_in": .integer(Int64(expiresIn)),
+            "scope": .string(scope),
+        ]
+        object["id_token"] = idToken.map(JSONValue.string)
+        object["refresh_token"] = refreshToken.map(JSONValue.string)
+        return JSONBody.encode(object)
+    }
+}
+
+/// Mints ID tokens (OIDC Core §2, Auth0.swift's validator rules) and JWT access tokens (RFC 9068).
+public struct TokenMinter: Sendable {
+    public let issuer: String
+    public let signer: any TokenSigner
+    public let clock: any Clock
+
+    /// - Parameter issuer: exactly the configured issuer, with its trailing slash.
+    public init(issuer: String, signer: any TokenSigner, clock: any Clock) {
+        self.issuer = issuer
+        self.signer = signer
+        self.clock = clock
+    }
+
+    /// The userinfo URL, the access token's default audience.
+    public var userinfoAudience: String { issuer + DiscoveryDocument.Path.userinfo }
+
+    /// The full token response: access token, ID token when `openid` was granted.
+    public func response(for issuance: TokenIssuance) throws(OAuthError) -> TokenResponse {
+        let now = clock.now
+        let accessToken = try self.accessToken(for: issuance, now: now)
+        let idToken = issuance.scopes.contains("openid") ? try self.idToken(for: issuance, now: now) : nil
+        return TokenResponse(accessToken: accessToken, idToken: idToken, tokenType: "Bearer",
+                             expiresIn: issuance.client.accessTokenLifetime, scope: issuance.scopes.joined(separator: " "),
+                             refreshToken: nil)
+    }
+
+    /// The ID token claims: `iss sub aud azp exp iat auth_time nonce? sid?` plus scope claims.
+    public func idTokenClaims(for issuance: TokenIssuance, now: Date) -> [String: JSONValue] {
+        let iat = Self.seconds(now)
+        var claims = UserClaims.claims(for: issuance.user, scopes: issuance.scopes)
+        claims["iss"] = .string(issuer)
+        claims["aud"] = .string(issuance.client.clientID)
+        claims["azp"] = .string(issuance.client.clientID)
+        claims["iat"] = .integer(iat)
+        claims["exp"] = .integer(iat + Int64(issuance.client.idTokenLifetime))
+        claims["auth_time"] = issuance.authTime.map { .integer(Self.seconds($0)) }
+        claims["nonce"] = issuance.nonce.map(JSONValue.string)
+        claims["sid"] = issuance.sessionID.map(JSONValue.string)
+        return claims
+    }
+
+    public func idToken(for issuance: TokenIssuance, now: Date) throws(OAuthError) -> String {
+        guard let algorithm = SigningKey.Algorithm(rawValue: issuance.client.idTokenAlgorithm) else {
+            throw OAuthError(.serverError, "internal error", detail: "client \(issuance.client.clientID) has ID token algorithm \(issuance.client.idTokenAlgorithm)")
+        }
+        return try sign(idTokenClaims(for: issuance, now: now), algorithm: algorithm, typ: "JWT")
+    }
+
+    /// RFC 9068 claims: `iss sub aud client_id scope jti iat exp grant_id`.
+    public func accessTokenClaims(for issuance: TokenIssuance, now: Date) -> [String: JSONValue] {
+        let iat = Self.seconds(now)
+        var audience: [JSONValue] = []
+        if let requested = issuance.audience, requested != userinfoAudience { audience.append(.string(requested)) }
+        audience.append(.string(userinfoAudience))
+        return [
+            "iss": .string(issuer),
+            "sub": .string(issuance.user.userID),
+            "aud": audience.count == 1 ? audience[0] : .array(audience),
+            "client_id": .string(issuance.client.clientID),
+            "scope": .string(issuance.scopes.joined(separator: " ")),
+            "jti": .string(Random.token(bytes: 16)),
+            "iat": .integer(iat),
+            "exp": .integer(iat + Int64(issuance.client.accessTokenLifetime)),
+            "grant_id": .string(issuance.grant.grantID),
+        ]
+    }
+
+    public func accessToken(for issuance: TokenIssuance, now: Date) throws(OAuthError) -> String {
+        try sign(accessTokenClaims(for: issuance, now: now), algorithm: .rs256, typ: "at+jwt")
+    }
+
+    private func sign(_ claims: [String: JSONValue], algorithm: SigningKey.Algorithm, typ: String) throws(OAuthError) -> String {
+        do {
+            return try signer.sign(claims: claims, algorithm: algorithm, typ: typ)
+        } catch {
+            throw OAuthError(.serverError, "internal error", detail: "signing failed: \(error)")
+        }
+    }
+
+    /// Whole seconds since 1970 (floor).
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+}
+
+/// User claims by scope (OIDC Core §5.4), shared by ID tokens and /userinfo.
+public enum UserClaims {
+    /// `sub` always; `name given_name family_name nickname picture updated_at` for `profile`;
+    /// `email email_verified` for `email`. Absent profile values are omitted. `updated_at` is an
+    /// ISO-8601 string with milliseconds, as Auth0.swift's UserProfile reads it.
+    public static func claims(for user: User, scopes: [String]) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = ["sub": .string(user.userID)]
+        if scopes.contains("profile") {
+            claims["name"] = user.name.map(JSONValue.string)
+            claims["given_name"] = user.givenName.map(JSONValue.string)
+            claims["family_name"] = user.familyName.map(JSONValue.string)
+            claims["nickname"] = user.nickname.map(JSONValue.string)
+            claims["picture"] = user.picture.map(JSONValue.string)
+            claims["updated_at"] = .string(isoTimestamp(user.updatedAt))
+        }
+        if scopes.contains("email") {
+            claims["email"] = .string(user.email)
+            claims["email_verified"] = .bool(user.emailVerified)
+        }
+        return claims
+    }
+
+    /// The /userinfo body.
+    public static func userinfoBody(for user: User, scopes: [String]) -> [UInt8] {
+        JSONBody.encode(claims(for: user, scopes: scopes))
+    }
+
+    /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC.
+    public static func isoTimestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}
