@@ -1,0 +1,26 @@
+import HTTP
+import OIDC
+
+/// Sends an authorization response (code or error) back to the validated redirect URI:
+/// a 302 for `response_mode=query`, an auto-submitting page for `form_post`.
+enum AuthorizationRedirect {
+    static func respond(_ target: RedirectTarget, parameters: [(String, String)], services: Services,
+                        setCookies: [String] = []) -> HTTPResponse {
+        var response: HTTPResponse
+        switch target.responseMode {
+        case .formPost:
+            response = FormPostPage.render(issuer: services.issuer, action: target.redirectURI, fields: parameters)
+        case .query:
+            response = HTTPResponse(status: 302)
+            response.headers.set("Location", AuthorizationResponse.redirectURL(for: target, parameters: parameters))
+            response.headers.set("Cache-Control", "no-store")
+            response.headers.set("Referrer-Policy", "no-referrer")
+        }
+        for cookie in setCookies { response.headers.add("Set-Cookie", cookie) }
+        return response
+    }
+
+    static func error(_ target: RedirectTarget, _ error: OAuthError, services: Services, setCookies: [String] = []) -> HTTPResponse {
+        respond(target, parameters: target.errorParameters(error), services: services, setCookies: setCookies)
+    }
+}
