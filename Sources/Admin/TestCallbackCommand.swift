@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import Storage
 import OIDC
 
 /// `idp-admin apps test-callback CLIENT_ID URL`: says whether /authorize would accept URL as
@@ -10,13 +11,8 @@ import OIDC
 /// command framework prints a failure's message on standard error, the refused verdict (text,
 /// or the JSON object with `--json`) appears on standard error, after the `idp-admin apps
 /// test-callback:` prefix. JSON: `{"allowed":bool,"reason":…,"nearest":…,"entry":…}` (nulls when absent).
-///
-/// Not yet in `CommandCatalog`: it needs a `ClientStore`. Once `SQLiteClientStore(store:)`
-/// exists, wire it with `make(clients: { try SQLiteClientStore(store: $0.store()) })`.
 enum TestCallbackCommand {
-    static let command = make(clients: { _ in
-        throw AdminError.failed("the client store is not available in this build")
-    })
+    static let command = make(clients: { try SQLiteClientStore(store: $0.store()) })
 
     /// The command, loading clients through `clients`.
     static func make(clients: @escaping @Sendable (Invocation) throws -> any ClientStore) -> Command {

@@ -24,7 +24,7 @@ public struct DiscoveryDocument: Sendable {
         public static let discovery = ".well-known/openid-configuration"
     }
 
-    /// The metadata as a JSON object.
+    /// The metadata as a JSON object. Only endpoints and grants that are served are advertised.
     public var metadata: [String: Any] {
         [
             "issuer": issuer,
@@ -32,12 +32,9 @@ public struct DiscoveryDocument: Sendable {
             "token_endpoint": issuer + Path.token,
             "userinfo_endpoint": issuer + Path.userinfo,
             "jwks_uri": issuer + Path.jwks,
-            "revocation_endpoint": issuer + Path.revoke,
-            "introspection_endpoint": issuer + Path.introspect,
-            "end_session_endpoint": issuer + Path.endSession,
             "response_types_supported": ["code"],
             "response_modes_supported": ["query", "form_post"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "code_challenge_methods_supported": ["S256"],

@@ -81,7 +81,7 @@ public enum ClientAuthenticator {
             throw OAuthError(.invalidClient, failed, detail: "\(client.clientID) may not use \(method.rawValue)")
         }
         if method != .none {
-            guard let secret, let hash = client.secretHash, PasswordHash.verify(secret, against: hash) else {
+            guard let secret, let hash = client.secretHash, SecretDigest.matches(secret, storedHash: hash) else {
                 throw OAuthError(.invalidClient, failed, detail: "wrong secret for \(client.clientID)")
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import KeyManagement
 import Logging
@@ -17,6 +18,7 @@ struct Routes {
         addOperational(to: &router)
         addDiscovery(to: &router)
         addStaticAssets(to: &router)
+        addSignIn(to: &router)
         return router
     }
 
@@ -42,6 +44,35 @@ struct Routes {
         let association = AppAssociationHandler(services: services)
         router.add("GET", ".well-known/apple-app-site-association", execution: .worker, association.apple)
         router.add("GET", ".well-known/assetlinks.json", execution: .worker, association.android)
+    }
+
+    /// Sign-in: /authorize, the login form, the continuation, the token endpoint and userinfo.
+    private func addSignIn(to router: inout Router) {
+        let sessions = SessionManager(sessions: services.sessions, cookies: services.cookies, clock: services.clock,
+                                      lifetime: TimeInterval(settings.sessionLifetime.components.seconds))
+        let keyRing = services.keyRing
+        let authorizer = Authorizer(issuer: settings.issuer.url, clients: services.clients, clock: services.clock,
+                                    hintKeys: { keyRing.current.verificationKey(kid: $0) })
+        let authorize = AuthorizeEndpoint(services: services, authorizer: authorizer, sessions: sessions)
+        router.add("GET", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
+        router.add("POST", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
+        router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, sessions: sessions).handle)
+        router.add("GET", "authorize/resume", execution: .worker, ResumeEndpoint(services: services).handle)
+
+        let minter = TokenMinter(issuer: settings.issuer.url, signer: KeyRingSigner(keyRing: keyRing), clock: services.clock)
+        let tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
+                                   grants: services.grants, users: services.users, clock: services.clock, minter: minter)
+        router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: tokens).handle)
+        let userinfo = UserinfoEndpoint(services: services)
+        router.add("GET", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
+        router.add("POST", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
+        for path in [DiscoveryDocument.Path.token, DiscoveryDocument.Path.userinfo] {
+            router.add("OPTIONS", path, execution: .worker) { request in
+                // A preflight names no client, so any application's web origin may be asked about.
+                let origins = (try? services.clients.list().flatMap(\.webOrigins)) ?? []
+                return CORSPolicy.preflight(request: request, allowedOrigins: origins)
+            }
+        }
     }
 
     /// The login pages' stylesheet and the form_post script (no third-party resources).

@@ -96,7 +96,7 @@ enum Fixture {
     static let nativeCallback = "com.example.app://id.example.com/ios/com.example.app/callback"
     static let webCallback = "https://app.example.com/callback"
     static let secret = "s3cr:et%+x"
-    static let secretHash = try! PasswordHash.hash(secret, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+    static let secretHash = SecretDigest.hash(secret)
     /// RFC 7636 Appendix B.
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
