@@ -1,0 +1,250 @@
+"""Replays exactly what Auth0.swift 3.x sends, through nginx TLS, and applies every check the SDK applies.
+
+See ../shared/docs/auth0-compat.md §0–§4: telemetry, JSON bodies, 43-character random values, the
+custom-scheme callback without the port, callback parsing order, Credentials decoding, ID token rules.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import quote, urlencode, urlsplit, parse_qsl
+
+import pytest
+import requests
+from joserfc import jws
+from joserfc.jwk import RSAKey
+
+from flows import (PASSWORD, absolute_location, b64url, b64url_decode, login_form, random_value, s256, sign_in,
+                   submit_login, unique_email)
+
+pytestmark = pytest.mark.signin
+
+BUNDLE_ID = "com.example.app"
+TELEMETRY = b64url(json.dumps({"name": "Auth0.swift", "version": "3.1.0",
+                               "env": {"swift": "6.0", "iOS": "17.4"}}, separators=(",", ":")).encode())
+SCOPE = "openid profile email offline_access"
+LEEWAY = 60
+
+
+def sdk_callback(issuer: str) -> str:
+    """computeDefaultRedirectURL: {bundleId}://{host}{path}/ios/{bundleId}/callback (url.host: no port)."""
+    parts = urlsplit(issuer)
+    return f"{BUNDLE_ID}://{parts.hostname}{parts.path.rstrip('/')}/ios/{BUNDLE_ID}/callback"
+
+
+def sdk_headers() -> dict[str, str]:
+    return {"Auth0-Client": TELEMETRY, "Content-Type": "application/json", "Accept": "*/*"}
+
+
+class SDKRequest:
+    """buildAuthorizeURL: the values and the URL Auth0.swift's WebAuth opens."""
+
+    def __init__(self, issuer: str, client_id: str, **extra: str) -> None:
+        self.state, self.nonce, self.verifier = random_value(), random_value(), random_value()
+        assert all(len(v) == 43 for v in (self.state, self.nonce, self.verifier))
+        self.redirect_uri = sdk_callback(issuer)
+        params = {"client_id": client_id, "response_type": "code", "redirect_uri": self.redirect_uri,
+                  "state": self.state, "nonce": self.nonce, "scope": SCOPE,
+                  "code_challenge": s256(self.verifier), "code_challenge_method": "S256",
+                  "auth0Client": TELEMETRY, **extra}
+        # Percent-encoding with %20 for spaces and %2B for '+', as URLComponents does.
+        self.url = issuer + "authorize?" + urlencode(params, quote_via=quote, safe="")
+
+
+def parse_callback(url: str, sent: SDKRequest) -> dict[str, str]:
+    """LoginTransaction/OAuth2Grant: merge fragment and query (query wins), state first, then error, then code."""
+    parts = urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == sent.redirect_uri, url
+    values = dict(parse_qsl(parts.fragment, keep_blank_values=True)) if parts.fragment else {}
+    values.update(parse_qsl(parts.query, keep_blank_values=True))
+    assert values.get("state") == sent.state, f"Invalid callback URL: state {values.get('state')!r} in {url}"
+    return values
+
+
+def exchange(issuer: str, verify, client_id: str, code: str, sent: SDKRequest) -> requests.Response:
+    body = {"client_id": client_id, "grant_type": "authorization_code", "code": code,
+            "code_verifier": sent.verifier, "redirect_uri": sent.redirect_uri}
+    return requests.post(issuer + "oauth/token", data=json.dumps(body), headers=sdk_headers(), verify=verify,
+                         timeout=10)
+
+
+def decode_credentials(response: requests.Response) -> dict:
+    """Credentials.swift: 200–300, JSON; keys may be missing, but a wrong type fails decoding."""
+    assert 200 <= response.status_code <= 300, f"{response.status_code} {response.text[:500]}"
+    body = response.json()
+    assert isinstance(body, dict), body
+    for name in ("access_token", "token_type", "id_token", "refresh_token", "scope", "recovery_code"):
+        if name in body:
+            assert isinstance(body[name], str), f"Credentials.{name} must be a string: {body[name]!r}"
+    expires_in = body.get("expires_in")
+    assert isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool), \
+        f"expires_in must be a number (a missing one means refresh on every call): {expires_in!r}"
+    assert expires_in > 0
+    assert body.get("token_type") == "Bearer", body
+    assert body.get("access_token"), body
+    assert body.get("id_token"), "WebAuth requires an id_token"
+    assert set(body["scope"].split()) >= {"openid"}, body["scope"]
+    assert "," not in body["scope"], "scope is one space-separated string"
+    return body
+
+
+def validate_id_token(id_token: str, issuer: str, verify, client_id: str, nonce: str,
+                      max_age: int | None = None) -> dict:
+    """IDTokenValidator + IDTokenSignatureValidator + ClaimValidators, in the SDK's order."""
+    header = json.loads(b64url_decode(id_token.split(".")[0]))
+    assert header.get("alg") == "RS256", f"Auth0.swift accepts only RS256: {header}"
+    assert header.get("kid"), f"the header must have a kid: {header}"
+    # The SDK fetches B/.well-known/jwks.json on every validation and picks the key by kid.
+    jwks = requests.get(issuer + ".well-known/jwks.json", headers={"Auth0-Client": TELEMETRY}, verify=verify,
+                        timeout=10)
+    assert 200 <= jwks.status_code <= 300, jwks.status_code
+    matches = [k for k in jwks.json()["keys"] if k.get("kid") == header["kid"]]
+    assert len(matches) == 1, f"no key (or several) with kid {header['kid']}"
+    jwk = matches[0]
+    assert jwk.get("kty") == "RSA" and jwk.get("alg") == "RS256", jwk
+    assert jwk.get("use", "sig") == "sig", jwk
+    assert b64url_decode(jwk["n"])[0] != 0, "n must not carry a leading zero byte"
+    # PKCS#1 v1.5 with SHA-256 over the compact serialization.
+    jws.deserialize_compact(id_token, RSAKey.import_key(jwk), algorithms=["RS256"])
+
+    claims = json.loads(b64url_decode(id_token.split(".")[1]))
+    now = time.time()
+    assert claims.get("iss") == issuer, f"iss {claims.get('iss')!r} must equal {issuer!r} exactly"
+    assert isinstance(claims.get("sub"), str) and claims["sub"], claims
+    audience = claims.get("aud")
+    if isinstance(audience, list):
+        assert client_id in audience, claims
+        if len(audience) > 1:
+            assert claims.get("azp") == client_id, claims
+    else:
+        assert audience == client_id, claims
+    exp = claims.get("exp")
+    assert isinstance(exp, (int, float)) or (isinstance(exp, str) and exp.isdigit()), claims
+    assert float(exp) + LEEWAY > now, claims
+    assert "iat" in claims, claims
+    assert claims.get("nonce") == nonce, claims
+    if max_age is not None:
+        assert isinstance(claims.get("auth_time"), (int, float)), claims
+        assert claims["auth_time"] + max_age + LEEWAY >= now, claims
+    return claims
+
+
+def check_user_profile(profile: dict) -> None:
+    """UserProfile.swift: sub required; standard claims with the right JSON types."""
+    assert isinstance(profile.get("sub"), str) and profile["sub"], profile
+    for name in ("name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "picture",
+                 "profile", "website", "email", "gender", "birthdate", "zoneinfo", "locale", "phone_number",
+                 "updated_at"):
+        if name in profile:
+            assert isinstance(profile[name], str), f"{name} must be a string for UserProfile: {profile[name]!r}"
+    for name in ("email_verified", "phone_number_verified"):
+        if name in profile:
+            assert isinstance(profile[name], bool), (name, profile[name])
+    if "address" in profile:
+        assert isinstance(profile["address"], dict) and all(isinstance(v, str) for v in profile["address"].values())
+
+
+def cookies_of(response: requests.Response) -> list[str]:
+    return list(response.raw.headers.getlist("Set-Cookie"))
+
+
+def assert_host_cookie(set_cookies: list[str], name: str) -> None:
+    matching = [c for c in set_cookies if c.split("=", 1)[0].strip() == f"__Host-{name}"]
+    assert matching, f"no __Host-{name} cookie in {set_cookies}"
+    attributes = [a.strip().lower() for a in matching[0].split(";")[1:]]
+    assert "secure" in attributes, matching[0]
+    assert "path=/" in attributes, matching[0]
+    assert not any(a.startswith("domain=") for a in attributes), matching[0]
+    assert "httponly" in attributes, matching[0]
+    assert not any(c.split("=", 1)[0].strip() == name for c in set_cookies), "no unprefixed cookie over https"
+
+
+@pytest.fixture
+def native_app(gatehouse_tls):
+    redirect_uri = sdk_callback(gatehouse_tls.issuer)
+    assert redirect_uri == f"{BUNDLE_ID}://127.0.0.1/ios/{BUNDLE_ID}/callback"
+    https_uri = f"https://127.0.0.1/ios/{BUNDLE_ID}/callback"
+    app = gatehouse_tls.admin.create_app("iOS app", "native", [redirect_uri, https_uri])
+    user = gatehouse_tls.admin.create_user(unique_email("ios"), PASSWORD, name="Ada Lovelace")
+    return app, user
+
+
+def test_auth0_swift_login_replay(gatehouse_tls, native_app):
+    deployment, (app, user) = gatehouse_tls, native_app
+    issuer, verify = deployment.issuer, deployment.verify
+    sent = SDKRequest(issuer, app["client_id"])
+    browser = deployment.session()  # ASWebAuthenticationSession: a browser, no telemetry header
+
+    page = browser.get(sent.url, allow_redirects=False, timeout=10)
+    assert page.status_code == 200, f"{page.status_code} {page.text[:500]}"
+    assert_host_cookie(cookies_of(page), "gatehouse_tx")
+    form = login_form(page.text, issuer)
+    posted = submit_login(browser, form, issuer, user["email"], PASSWORD)
+    assert posted.status_code == 303, f"{posted.status_code} {posted.text[:500]}"
+    assert_host_cookie(cookies_of(posted), "gatehouse_session")
+    resume = browser.get(absolute_location(posted), allow_redirects=False, timeout=10)
+    assert resume.status_code == 302, resume.text[:500]
+    callback = resume.headers["Location"]
+    assert callback.startswith(sent.redirect_uri + "?"), callback
+
+    values = parse_callback(callback, sent)
+    assert "error" not in values, values
+    assert values.get("iss") == issuer, values
+    code = values["code"]
+
+    credentials = decode_credentials(exchange(issuer, verify, app["client_id"], code, sent))
+    claims = validate_id_token(credentials["id_token"], issuer, verify, app["client_id"], sent.nonce)
+    assert claims["sub"] == user["user_id"]
+    check_user_profile(claims)  # CredentialsManager.userProfile() decodes the ID token body
+    assert claims.get("email") == user["email"], claims
+
+    profile = requests.get(issuer + "userinfo", verify=verify, timeout=10,
+                           headers={"Authorization": f"{credentials['token_type']} {credentials['access_token']}",
+                                    "Auth0-Client": TELEMETRY})
+    assert 200 <= profile.status_code <= 300, profile.text
+    check_user_profile(profile.json())
+    assert profile.json()["sub"] == claims["sub"]
+
+
+def test_auth0_swift_sso_with_max_age(gatehouse_tls, native_app):
+    """A second WebAuth login in the same browser with max_age: no form, auth_time present and fresh."""
+    deployment, (app, user) = gatehouse_tls, native_app
+    issuer, browser = deployment.issuer, deployment.session()
+    first = SDKRequest(issuer, app["client_id"])
+    parse_callback(sign_in(browser, first.url, issuer, user["email"], PASSWORD), first)
+    second = SDKRequest(issuer, app["client_id"], max_age="3600")
+    straight = browser.get(second.url, allow_redirects=False, timeout=10)
+    assert straight.status_code == 302, straight.text[:500]
+    values = parse_callback(straight.headers["Location"], second)
+    credentials = decode_credentials(exchange(issuer, deployment.verify, app["client_id"], values["code"], second))
+    validate_id_token(credentials["id_token"], issuer, deployment.verify, app["client_id"], second.nonce,
+                      max_age=3600)
+
+
+def test_auth0_swift_cancel_carries_state(gatehouse_tls, native_app):
+    """The SDK checks state before error: a cancelled login must echo state, or the app sees 'Invalid callback URL'."""
+    deployment, (app, _user) = gatehouse_tls, native_app
+    sent = SDKRequest(deployment.issuer, app["client_id"])
+    browser = deployment.session()
+    page = browser.get(sent.url, allow_redirects=False, timeout=10)
+    form = login_form(page.text, deployment.issuer)
+    cancelled = submit_login(browser, form, deployment.issuer, "", "", action="cancel")
+    if cancelled.status_code == 303:
+        cancelled = browser.get(absolute_location(cancelled), allow_redirects=False, timeout=10)
+    assert cancelled.status_code == 302, f"{cancelled.status_code} {cancelled.text[:500]}"
+    values = parse_callback(cancelled.headers["Location"], sent)
+    assert values.get("error") == "access_denied", values
+    assert values.get("iss") == deployment.issuer, values
+    assert "code" not in values, values
+
+
+def test_auth0_swift_token_errors_are_json(gatehouse_tls, native_app):
+    """WebAuth reads error/error_description from a JSON body; a plain 'Unauthorized' would read as 'PKCE not allowed'."""
+    deployment, (app, _user) = gatehouse_tls, native_app
+    sent = SDKRequest(deployment.issuer, app["client_id"])
+    response = exchange(deployment.issuer, deployment.verify, app["client_id"], "not-a-code", sent)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body.get("error") == "invalid_grant", body
+    assert isinstance(body.get("error_description"), str) and body["error_description"] != "Unauthorized", body
