@@ -206,5 +206,21 @@ CREATE INDEX login_transactions_by_expiry ON login_transactions (expires_at);
 """#,
             checksum: "62cd3875a2b67c08ade92b3628cd93932321d6c973a938666e48c02c6c093266"
         ),
+        Migration(
+            version: 3,
+            name: "login_throttle",
+            sql: #"""
+-- Failed-login counters per email+IP pair and per IP, so brute-force locks survive restarts.
+CREATE TABLE login_throttle (
+    key                 TEXT PRIMARY KEY,     -- 'pair:<sha256(email)>|<ip>' or 'ip:<ip>'
+    failures            INTEGER NOT NULL,
+    window_started_at   INTEGER NOT NULL,
+    last_failure_at     INTEGER NOT NULL,     -- milliseconds, to tell failures under a second apart
+    locked_until        INTEGER               -- Unix seconds; NULL when not locked
+) WITHOUT ROWID;
+
+"""#,
+            checksum: "eac4907b57cd7f28f83591db2c6e1c02d3479925f21be71bb579be4eb58b5972"
+        ),
     ]
 }

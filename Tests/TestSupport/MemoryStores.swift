@@ -260,3 +260,31 @@ public final class MemoryLoginTransactionStore: LoginTransactionStore, @unchecke
         try database.locked { database.transactions.removeValue(forKey: idHash) != nil }
     }
 }
+
+/// Login throttle states in memory.
+public final class MemoryLoginThrottleStore: LoginThrottleStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var states: [String: ThrottleState] = [:]
+
+    public init() {}
+
+    public func state(key: String) throws(StorageError) -> ThrottleState? {
+        lock.lock()
+        defer { lock.unlock() }
+        return states[key]
+    }
+
+    public func update(key: String, _ update: @Sendable (ThrottleState?) -> ThrottleState) throws(StorageError) -> ThrottleState {
+        lock.lock()
+        defer { lock.unlock() }
+        let next = update(states[key])
+        states[key] = next
+        return next
+    }
+
+    public func clear(key: String) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        states[key] = nil
+    }
+}

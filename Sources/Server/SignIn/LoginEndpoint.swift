@@ -40,12 +40,30 @@ struct LoginEndpoint: Sendable {
                                                    setCookies: [services.cookies.delete(.transaction)])
             }
             let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+            let failedPage = LoginPage.render(appName: client.name, issuer: services.issuer, transactionID: transactionID,
+                                              csrfToken: form["csrf_token"] ?? "", email: email, errorMessage: Self.wrongCredentials, status: 401)
+            switch try services.throttle.check(email: email, ip: request.clientIP) {
+            case .addressLocked(let retryAfter):
+                services.record("login.throttled", clientID: client.clientID, ip: request.clientIP, details: ["scope": "ip"])
+                var response = ErrorPage.render(title: "Too many attempts", message: "Too many sign-in attempts from your network. Try again later.",
+                                                status: 429, issuer: services.issuer)
+                response.headers.set("Retry-After", String(retryAfter))
+                return response
+            case .pairLocked:
+                // Same answer, and the same password-hashing time, as a wrong password (G03).
+                _ = try services.passwords.authenticate(email: "", password: form["password"] ?? "")
+                services.record("login.throttled", clientID: client.clientID, ip: request.clientIP, details: ["scope": "account"])
+                return failedPage
+            case .allowed:
+                break
+            }
             switch try services.passwords.authenticate(email: email, password: form["password"] ?? "") {
             case .failure(let reason, let userID):
+                try services.throttle.recordFailure(email: email, ip: request.clientIP)
                 services.record("login.failed", userID: userID, clientID: client.clientID, ip: request.clientIP, details: ["reason": reason])
-                return LoginPage.render(appName: client.name, issuer: services.issuer, transactionID: transactionID,
-                                        csrfToken: form["csrf_token"] ?? "", email: email, errorMessage: Self.wrongCredentials, status: 401)
+                return failedPage
             case .success(let user):
+                try services.throttle.recordSuccess(email: email, ip: request.clientIP)
                 let device = ClientInfo.label(authorization.auth0Client) ?? request.headers["User-Agent"].map { String($0.prefix(200)) }
                 let (session, setCookie) = try sessions.start(userID: user.userID, deviceName: device, ip: request.clientIP)
                 try services.transactions.attachSession(idHash: transaction.idHash, sessionID: session.sessionID)

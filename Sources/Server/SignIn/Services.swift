@@ -18,6 +18,7 @@ struct Services: Sendable {
     let transactions: any LoginTransactionStore
     let audit: AuditStore
     let passwords: PasswordAuthenticator
+    let throttle: LoginThrottle
     let cookies: CookieSpec
 
     var issuer: Issuer { settings.issuer }
@@ -35,6 +36,7 @@ struct Services: Sendable {
         transactions = SQLiteLoginTransactionStore(store: store)
         audit = AuditStore(store: store)
         passwords = PasswordAuthenticator(users: users, clock: clock)
+        throttle = LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock)
         cookies = CookieSpec(issuer: settings.issuer)
     }
 

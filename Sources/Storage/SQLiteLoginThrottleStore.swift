@@ -1,0 +1,51 @@
+import Foundation
+import Model
+import SQLite
+
+/// Login throttle states in SQLite; updates are read-modify-write inside one write transaction.
+public struct SQLiteLoginThrottleStore: LoginThrottleStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func state(key: String) throws(StorageError) -> ThrottleState? {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT * FROM login_throttle WHERE key = ?", [.text(key)]).map(Self.state)
+            }
+        }
+    }
+
+    public func update(key: String, _ update: @Sendable (ThrottleState?) -> ThrottleState) throws(StorageError) -> ThrottleState {
+        try mapStorageErrors {
+            try database.write { connection in
+                let current = try connection.queryOne("SELECT * FROM login_throttle WHERE key = ?", [.text(key)]).map(Self.state)
+                let next = update(current)
+                try connection.run(
+                    """
+                    INSERT INTO login_throttle (key, failures, window_started_at, last_failure_at, locked_until) VALUES (?1, ?2, ?3, ?4, ?5)
+                    ON CONFLICT (key) DO UPDATE SET failures = ?2, window_started_at = ?3, last_failure_at = ?4, locked_until = ?5
+                    """,
+                    [.text(key), .integer(Int64(next.failures)), .integer(Int64(next.windowStartedAt.timeIntervalSince1970)),
+                     .integer(Int64(next.lastFailureAt.timeIntervalSince1970 * 1000)),
+                     next.lockedUntil.map { .integer(Int64($0.timeIntervalSince1970.rounded(.up))) } ?? .null])
+                return next
+            }
+        }
+    }
+
+    public func clear(key: String) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
+            }
+        }
+    }
+
+    private static func state(_ row: Row) throws -> ThrottleState {
+        ThrottleState(key: try row.string("key"), failures: try row.int("failures"),
+                      windowStartedAt: Date(timeIntervalSince1970: TimeInterval(try row.int64("window_started_at"))),
+                      lastFailureAt: Date(timeIntervalSince1970: TimeInterval(try row.int64("last_failure_at")) / 1000),
+                      lockedUntil: try row.isNull("locked_until") ? nil : Date(timeIntervalSince1970: TimeInterval(try row.int64("locked_until"))))
+    }
+}
