@@ -78,6 +78,9 @@ import TestSupport
         #expect(response.headers["location"] == nil)
         #expect(response.headers["content-type"] == "text/html; charset=utf-8")
         #expect(!response.text.contains("code="))
+        // The operator learns exactly why, and which entry was nearest; the user does not.
+        #expect(fixture.daemon.standardError.contains("nearest allowed callback: com.example.app://127.0.0.1/ios/com.example.app/callback"))
+        #expect(!response.text.contains("nearest"))
         let unknown = try Browser(directory: fixture.daemon.directory).get(fixture.authorizeURL(clientID: "no-such-client"))
         #expect(unknown.status == 400)
         #expect(unknown.headers["location"] == nil)
