@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
+        .testTarget(name: "ProductionTests", dependencies: ["Server", "HTTP", "Settings", "Logging", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
