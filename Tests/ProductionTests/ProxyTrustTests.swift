@@ -174,6 +174,14 @@ import Testing
         #expect(check.report.mismatch?["problem"]?.contains(problem) == true)
     }
 
+    @Test func directRequestsWithoutForwardedHeadersAreNotChecked() throws {
+        let (check, sink) = try check("https://id.example.com/")
+        check.observe(peer: .unix, headers: HTTPHeaders([("Accept", "*/*")]), trusted: true)
+        #expect(sink.lines.isEmpty)
+        check.observe(peer: .unix, headers: HTTPHeaders([("X-Forwarded-Proto", "http")]), trusted: true)
+        #expect(sink.lines.count == 1)
+    }
+
     @Test func theProtoFixNamesTheNginxDirective() throws {
         let (check, sink) = try check("https://id.example.com/")
         check.observe(peer: .unix, headers: HTTPHeaders([("X-Forwarded-Proto", "http")]), trusted: true)

@@ -64,6 +64,8 @@ public final class ProxySelfCheck: Sendable {
 
     private func checkTrusted(_ headers: HTTPHeaders) {
         let view = ForwardedView(headers)
+        // No forwarded header at all: a local client (health check, curl on the host) talking to us directly.
+        guard !view.seen.isEmpty else { return }
         state.withLock { report in
             if report.firstTrusted == nil { report.firstTrusted = view.seen }
         }
