@@ -1,4 +1,4 @@
 /// Every `idp-admin` command, in the order `idp-admin help` lists them.
 enum CommandCatalog {
-    static let all: [Command] = [ConfigCommands.check] + KeyCommands.all
+    static let all: [Command] = [ConfigCommands.check] + KeyCommands.all + [DoctorCommand.doctor]
 }
