@@ -44,8 +44,9 @@ COPY Config/nginx.conf /etc/gatehouse/nginx.conf.sample
 # Listen on all interfaces inside the container; publish the port, or put nginx in front.
 ENV IDP_LISTEN=0.0.0.0:8080 \
     IDP_DATABASE=/var/lib/gatehouse/idp.sqlite3
-# /run/gatehouse holds the unix socket when IDP_LISTEN=unix:/run/gatehouse/idp.sock.
-RUN install -d -o gatehouse -g gatehouse -m 0750 /run/gatehouse
+# /run/gatehouse holds the unix socket when IDP_LISTEN=unix:/run/gatehouse/idp.sock; the socket itself
+# is 0660, so only the process's group (see user: in Config/docker-compose.yml) may connect.
+RUN install -d -o gatehouse -g gatehouse -m 0755 /run/gatehouse
 VOLUME ["/var/lib/gatehouse"]
 WORKDIR /var/lib/gatehouse
 USER gatehouse
