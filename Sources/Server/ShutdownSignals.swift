@@ -1,6 +1,6 @@
 import Glibc
 
-/// Waits for SIGTERM or SIGINT synchronously with `sigwait`.
+/// Waits for SIGTERM, SIGINT (shutdown) or SIGHUP (reload) synchronously with `sigwait`.
 ///
 /// `block()` must run before any thread starts, so every thread inherits the mask and
 /// the signals are only ever delivered to the thread that waits for them.
