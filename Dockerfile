@@ -4,6 +4,12 @@
 #           -e IDP_ISSUER=https://id.example.com/ gatehouse
 # Configuration is by IDP_<KEY> environment variables (see Config/idp.conf), or mount a
 # file and set IDP_CONFIG=/etc/gatehouse/idp.conf.
+# Behind nginx (Config/docker-compose.yml, Config/nginx.conf):
+#   IDP_LISTEN=unix:/run/gatehouse/idp.sock  the socket nginx proxies to (a shared volume)
+#   IDP_TRUSTED_PROXIES=unix                 believe X-Forwarded-For/X-Request-Id only from that socket's peers
+#                                            (or the proxy's address/CIDR, e.g. 172.16.0.0/12, for TCP)
+#   IDP_ADMIN_LISTEN=127.0.0.1:9464          /metrics, /healthz, /readyz on a separate listener (off by default)
+# `docker kill -s HUP` reloads log_level and trusted_proxies; `idp-admin doctor` checks the deployment.
 
 # --- Build stage: the Swift toolchain, building exactly as the README does (scripts/build).
 FROM swift:6.3-bookworm AS build
@@ -33,10 +39,14 @@ RUN apt-get update \
  && install -d -o gatehouse -g gatehouse -m 0700 /var/lib/gatehouse
 COPY --from=build /out/idp /out/idp-admin /usr/local/bin/
 COPY Config/idp.conf /etc/gatehouse/idp.conf.sample
+COPY Config/nginx.conf /etc/gatehouse/nginx.conf.sample
 
 # Listen on all interfaces inside the container; publish the port, or put nginx in front.
 ENV IDP_LISTEN=0.0.0.0:8080 \
     IDP_DATABASE=/var/lib/gatehouse/idp.sqlite3
+# /run/gatehouse holds the unix socket when IDP_LISTEN=unix:/run/gatehouse/idp.sock; the socket itself
+# is 0660, so only the process's group (see user: in Config/docker-compose.yml) may connect.
+RUN install -d -o gatehouse -g gatehouse -m 0755 /run/gatehouse
 VOLUME ["/var/lib/gatehouse"]
 WORKDIR /var/lib/gatehouse
 USER gatehouse

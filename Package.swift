@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "TestSupport"]),
+        .testTarget(name: "ProductionTests", dependencies: ["Server", "HTTP", "Settings", "Logging", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,8 @@ public struct Output: Sendable {
     /// A JSON value (object or array) made of Foundation property-list types.
     public let json: JSONBox
     public let text: String
+    /// Exit status when the output is printed (e.g. 1 when `doctor` found a failure).
+    public var status: Int32 = 0
 
     public init(json: Any, text: String) {
         self.json = JSONBox(json)

@@ -28,8 +28,9 @@ extension EventLoop {
     /// `Expect: 100-continue`: invite the body only if a real handler wants it; otherwise answer now and close.
     private func answerExpectation(_ connection: Connection, head: RequestHead) {
         connection.sentContinue = true
-        let request = makeRequest(connection, head: head, body: [])
+        var request = makeRequest(connection, head: head, body: [])
         let route = context.responder.route(for: request)
+        request.routePattern = route.pattern
         if route.wantsBody {
             connection.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
         } else {
@@ -40,14 +41,21 @@ extension EventLoop {
     }
 
     func makeRequest(_ connection: Connection, head: RequestHead, body: [UInt8]) -> HTTPRequest {
-        HTTPRequest(method: head.method, target: head.target, path: head.path, rawPath: head.rawPath, query: head.query,
-                    version: head.version, headers: head.headers, body: body, peer: connection.peer,
-                    requestID: requestIDs.next())
+        var clientAddress: String?
+        var requestID: String?
+        if let identify = context.configuration.requestIdentity {
+            (clientAddress, requestID) = identify(connection.peer, head.headers)
+        }
+        return HTTPRequest(method: head.method, target: head.target, path: head.path, rawPath: head.rawPath, query: head.query,
+                           version: head.version, headers: head.headers, body: body, peer: connection.peer,
+                           requestID: requestID ?? requestIDs.next(), clientAddress: clientAddress)
     }
 
     private func dispatch(_ connection: Connection, head: RequestHead, body: [UInt8]) {
-        let request = makeRequest(connection, head: head, body: body)
-        let route = context.responder.route(for: request)
+        var parsed = makeRequest(connection, head: head, body: body)
+        let route = context.responder.route(for: parsed)
+        parsed.routePattern = route.pattern
+        let request = parsed
         let start = now
         switch route.execution {
         case .inline:
@@ -94,15 +102,22 @@ extension EventLoop {
         connection.phase = .idle
         connection.phaseStart = now
         let end = Sys.monotonicNanoseconds()
-        context.logger.info("access", [
-            "request_id": .string(request.requestID),
-            "method": .string(request.method),
-            "path": .string(request.path),
-            "status": .int(final.status),
-            "bytes": .int(bytes),
-            "duration_ms": .double(Double(end &- start) / 1_000_000),
-            "peer": .string(connection.peer.description),
-        ])
+        if context.logger.isEnabled(.info) {
+            var fields: [String: LogValue] = [
+                "request_id": .string(request.requestID),
+                "method": .string(request.method),
+                "path": .string(request.path),
+                "status": .int(final.status),
+                "bytes": .int(bytes),
+                "duration_ms": .double(Double(end &- start) / 1_000_000),
+                "peer": .string(request.clientAddress),
+            ]
+            let direct = connection.peer.description
+            if direct != request.clientAddress { fields["proxy"] = .string(direct) }
+            context.logger.info("access", fields)
+        }
+        context.configuration.onResponse?(request, request.routePattern ?? HTTPRoute.unmatchedPattern, final.status, bytes,
+                                           Double(end &- start) / 1_000_000_000)
     }
 
     /// Answers a parse error and closes: after a framing error nothing else on the connection can be trusted.
@@ -115,8 +130,12 @@ extension EventLoop {
             "peer": .string(connection.peer.description),
         ])
         let response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
-        _ = ResponseEncoder.serialize(response, into: &connection.output, isHead: false, requestID: requestID,
-                                      close: true, keepAliveHeader: false, date: dateCache.current())
+        let bytes = ResponseEncoder.serialize(response, into: &connection.output, isHead: false, requestID: requestID,
+                                              close: true, keepAliveHeader: false, date: dateCache.current())
         connection.closeAfterWrite = true
+        if let observe = context.configuration.onResponse {
+            let request = HTTPRequest(method: "-", target: "/", peer: connection.peer, requestID: requestID)
+            observe(request, "rejected", error.status, bytes, 0)
+        }
     }
 }

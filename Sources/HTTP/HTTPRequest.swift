@@ -15,6 +15,11 @@ public struct HTTPRequest: Sendable {
     public var peer: PeerAddress
     /// Server-generated identifier echoed in `X-Request-Id` and the access log.
     public var requestID: String
+    /// The client's address as derived by `HTTPServerConfiguration.requestIdentity` (a trusted proxy's
+    /// X-Forwarded-For), otherwise the peer's text (`peer.description`).
+    public var clientAddress: String
+    /// The router pattern that matched (set by the server before the handler runs); nil when none did.
+    public var routePattern: String?
 
     public init(
         method: String = "GET",
@@ -26,7 +31,8 @@ public struct HTTPRequest: Sendable {
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [],
         peer: PeerAddress = .ip("127.0.0.1", port: 0),
-        requestID: String = ""
+        requestID: String = "",
+        clientAddress: String? = nil
     ) {
         let split = target.firstIndex(of: "?")
         let targetPath = split.map { String(target[..<$0]) } ?? target
@@ -40,6 +46,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.peer = peer
         self.requestID = requestID
+        self.clientAddress = clientAddress ?? peer.description
     }
 
     /// The query decoded as a form; nil when it is not valid form encoding (bad `%` escape or invalid UTF-8).

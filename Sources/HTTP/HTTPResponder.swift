@@ -18,10 +18,14 @@ public struct HTTPRoute: Sendable {
     /// False for fallback answers (404/405/501) that never read the body; lets `Expect: 100-continue` be refused early.
     public var wantsBody: Bool
     public var handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// The registered path pattern that matched, for metrics labels; nil when no route matched the path.
+    public var pattern: String?
 
-    public init(execution: Router.Execution, wantsBody: Bool = true, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    public init(execution: Router.Execution, wantsBody: Bool = true, pattern: String? = nil,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.execution = execution
         self.wantsBody = wantsBody
+        self.pattern = pattern
         self.handler = handler
     }
 }

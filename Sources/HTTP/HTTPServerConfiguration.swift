@@ -24,6 +24,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var drainTimeout: Duration = .seconds(10)
     public var gzipMinimumBytes: Int = 1024
     public var loopThreads: Int = HTTPServerConfiguration.processorCount
+    /// Derives the client address and an accepted request id from the peer and headers (see `RequestIdentityHook`).
+    public var requestIdentity: RequestIdentityHook?
+    /// Observes every answered request, e.g. for metrics (see `ResponseObserver`).
+    public var onResponse: ResponseObserver?
 
     public init(listen: [ListenAddress]) {
         self.listen = listen

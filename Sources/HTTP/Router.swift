@@ -56,15 +56,15 @@ public struct Router: HTTPResponder {
             return HTTPRoute(execution: .inline, wantsBody: false) { _ in .jsonError("not_found", status: 404) }
         }
         if let entry = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
-            return HTTPRoute(execution: entry.execution, handler: entry.handler)
+            return HTTPRoute(execution: entry.execution, pattern: request.path, handler: entry.handler)
         }
         if !Self.standardMethods.contains(request.method) {
-            return HTTPRoute(execution: .inline, wantsBody: false) { _ in .jsonError("not_implemented", status: 501) }
+            return HTTPRoute(execution: .inline, wantsBody: false, pattern: request.path) { _ in .jsonError("not_implemented", status: 501) }
         }
         var allowed = Set(methods.keys)
         if allowed.contains("GET") { allowed.insert("HEAD") }
         let allow = allowed.sorted().joined(separator: ", ")
-        return HTTPRoute(execution: .inline, wantsBody: false) { _ in
+        return HTTPRoute(execution: .inline, wantsBody: false, pattern: request.path) { _ in
             var response = HTTPResponse.jsonError("method_not_allowed", status: 405)
             response.headers.set("Allow", allow)
             return response

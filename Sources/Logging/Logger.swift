@@ -6,17 +6,26 @@ import Synchronization
 /// Callers pass only values that are safe to log; secrets (tokens, codes, passwords,
 /// cookies, Authorization values, query strings) must never be handed to a logger.
 public struct Logger: Sendable {
-    public var level: LogLevel
+    /// The least severe level written. Assigning it gives this copy its own threshold;
+    /// `changeLevel(to:)` changes it for every copy sharing the threshold (SIGHUP reload).
+    public var level: LogLevel {
+        get { threshold.level }
+        set { threshold = LevelThreshold(newValue) }
+    }
     public let sink: LogSink
+    private var threshold: LevelThreshold
     private let now: @Sendable () -> Date
 
     public init(level: LogLevel = .info, sink: LogSink = LogSink(), now: @escaping @Sendable () -> Date = Date.init) {
-        self.level = level
+        self.threshold = LevelThreshold(level)
         self.sink = sink
         self.now = now
     }
 
-    public func isEnabled(_ candidate: LogLevel) -> Bool { candidate >= level }
+    /// Changes the level for this logger and every copy made from it, thread-safely, at runtime.
+    public func changeLevel(to newLevel: LogLevel) { threshold.level = newLevel }
+
+    public func isEnabled(_ candidate: LogLevel) -> Bool { candidate >= threshold.level }
 
     public func log(_ candidate: LogLevel, _ event: String, _ fields: [String: LogValue] = [:]) {
         guard isEnabled(candidate) else { return }
@@ -75,4 +84,18 @@ public struct Logger: Sendable {
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
     }
+}
+
+/// A level shared by copies of a `Logger`, read on every log call (one relaxed atomic load).
+final class LevelThreshold: Sendable {
+    private let rank: Atomic<Int>
+
+    init(_ level: LogLevel) { rank = Atomic(LevelThreshold.rank(of: level)) }
+
+    var level: LogLevel {
+        get { LogLevel.allCases[rank.load(ordering: .relaxed)] }
+        set { rank.store(LevelThreshold.rank(of: newValue), ordering: .relaxed) }
+    }
+
+    private static func rank(of level: LogLevel) -> Int { LogLevel.allCases.firstIndex(of: level) ?? 1 }
 }

@@ -1,8 +1,10 @@
+import Foundation
 import HTTP
 import KeyManagement
 import Logging
 import Settings
 import Storage
+import Synchronization
 
 /// The daemon's composition root: opens the store, builds the routes, runs the HTTP server.
 public final class GatehouseServer: Sendable {
@@ -11,9 +13,12 @@ public final class GatehouseServer: Sendable {
     private let store: Store
     private let keyRing: KeyRing
     private let http: HTTPServer
+    /// Proxy trust, metrics, the admin listener and reloads (see Production/).
+    public let production: ProductionServices
+    public var metrics: GatehouseMetrics { production.metrics }
 
     /// Opens (and migrates) the database; throws `StartupError` naming the cause.
-    public init(settings: Settings, logger: Logger) throws {
+    public init(settings: Settings, logger: Logger, version: String = "unknown") throws {
         self.settings = settings
         self.logger = logger
         do {
@@ -28,9 +33,14 @@ public final class GatehouseServer: Sendable {
             store.close()
             throw StartupError.keys(error.description)
         }
-        let services = Services(settings: settings, store: store, keyRing: keyRing, logger: logger)
+        production = ProductionServices(settings: settings, logger: logger, store: store, version: version)
+        let services = Services(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
         let routes = Routes(services: services, store: store)
-        http = HTTPServer(configuration: HTTPServerConfiguration(settings), responder: routes.responder(), logger: logger)
+        let liveSessions = SQLiteSessionStore(store: store)
+        production.metrics.setActiveSessions { (try? liveSessions.liveCount(at: Date())) ?? 0 }
+        var configuration = HTTPServerConfiguration(settings)
+        production.install(into: &configuration)
+        http = HTTPServer(configuration: configuration, responder: routes.responder(), logger: logger)
     }
 
     /// Binds the listeners and starts serving; returns the bound addresses.
@@ -39,16 +49,36 @@ public final class GatehouseServer: Sendable {
         do {
             let bound = try http.start()
             keyRing.startRefreshing(every: .seconds(2))
+            let admin = try startAdmin()
+            adminAddresses.withLock { $0 = admin }
             return bound
+        } catch let error as StartupError {
+            throw error
         } catch {
             store.close()
             throw StartupError.listen(settings.listen.description, reason: String(describing: error))
         }
     }
 
+    /// What the admin listener bound (empty when `admin_listen` is off); set by `start()`.
+    public var adminBound: [BoundAddress] { adminAddresses.withLock { $0 } }
+    private let adminAddresses = Mutex<[BoundAddress]>([])
+
+    private func startAdmin() throws -> [BoundAddress] {
+        do {
+            return try production.startAdmin()
+        } catch {
+            http.shutdown()
+            keyRing.stop()
+            store.close()
+            throw StartupError.listen(settings.adminListen?.description ?? "admin_listen", reason: String(describing: error))
+        }
+    }
+
     /// Stops accepting, drains in-flight requests (bounded by `drain_timeout`), closes the database.
     public func shutdown() {
         http.shutdown()
+        production.stopAdmin()
         keyRing.stop()
         store.close()
     }

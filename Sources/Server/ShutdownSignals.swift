@@ -1,6 +1,6 @@
 import Glibc
 
-/// Waits for SIGTERM or SIGINT synchronously with `sigwait`.
+/// Waits for SIGTERM, SIGINT (shutdown) or SIGHUP (reload) synchronously with `sigwait`.
 ///
 /// `block()` must run before any thread starts, so every thread inherits the mask and
 /// the signals are only ever delivered to the thread that waits for them.
@@ -10,6 +10,7 @@ public enum ShutdownSignals {
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)  // Reload (see Production/Reload).
         return signals
     }
 
@@ -18,11 +19,11 @@ public enum ShutdownSignals {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    /// Blocks until SIGTERM or SIGINT arrives; returns its name.
+    /// Blocks until SIGTERM, SIGINT or SIGHUP arrives; returns its name.
     public static func wait() -> String {
         var signals = set
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}
-        return received == SIGTERM ? "SIGTERM" : "SIGINT"
+        return received == SIGTERM ? "SIGTERM" : received == SIGHUP ? "SIGHUP" : "SIGINT"
     }
 }

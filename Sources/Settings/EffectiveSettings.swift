@@ -20,6 +20,9 @@ public enum EffectiveSettings {
             "key_encryption_key_file": settings.effectiveKeyEncryptionKeyFile,
             "rsa_key_bits": String(settings.rsaKeyBits),
             "jwks_max_age": ValueParsers.describe(settings.jwksMaxAge),
+            "trusted_proxies": settings.trustedProxies.description,
+            "admin_listen": settings.adminListen?.description ?? "off",
+            "log_file": settings.logFile ?? "",
         ]
     }
 }

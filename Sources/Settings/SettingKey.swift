@@ -74,6 +74,15 @@ extension SettingKey {
                    parse: ValueParsers.rsaKeyBits, store: \.rsaKeyBits),
         SettingKey("jwks_max_age", default: "300s", help: "How long clients may cache /.well-known/jwks.json (Cache-Control max-age).",
                    parse: { ValueParsers.duration($0, in: .zero...(.seconds(86_400))) }, store: \.jwksMaxAge),
+        SettingKey("trusted_proxies", default: "(empty)",
+                   help: "Comma-separated proxy addresses/CIDRs (and `unix` for unix-socket peers) whose X-Forwarded-For/Forwarded headers are believed.",
+                   parse: TrustedProxyList.parse, store: \.trustedProxies),
+        SettingKey("admin_listen", default: "off",
+                   help: "Listener for /metrics, /healthz and /readyz (host:port or unix:/path); off by default, never the public listener.",
+                   parse: ValueParsers.adminListen, store: \.adminListen),
+        SettingKey("log_file", default: "(stderr)",
+                   help: "Append logs to this file instead of stderr; reopened on SIGHUP (logrotate).",
+                   parse: { ValueParsers.path($0).map(Optional.some) }, store: \.logFile),
     ]
 
     public static func named(_ name: String) -> SettingKey? { all.first { $0.name == name } }

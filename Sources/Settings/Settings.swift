@@ -23,6 +23,12 @@ public struct Settings: Sendable, Equatable {
     public var keyEncryptionKeyFile: String?
     public var rsaKeyBits: Int = 2048
     public var jwksMaxAge: Duration = .seconds(300)
+    /// Peers whose forwarded headers are believed; empty trusts nobody.
+    public var trustedProxies: TrustedProxyList = .none
+    /// The metrics/health listener; nil means off.
+    public var adminListen: ListenTarget?
+    /// Append logs here instead of stderr; reopened on SIGHUP.
+    public var logFile: String?
 
     /// The file holding the key-encryption key when it is not given inline.
     public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }

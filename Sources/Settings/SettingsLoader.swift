@@ -66,6 +66,11 @@ public enum SettingsLoader {
                                               message: "required when listen is a unix socket (set the public https URL, e.g. https://id.example.com/)"))
             }
         }
+        if let admin = settings.adminListen, admin == settings.listen,
+           !{ if case .tcp(_, 0) = admin { return true } else { return false } }() {
+            problems.append(ConfigProblem(source: values["admin_listen"]?.1 ?? .defaultValue, key: "admin_listen",
+                                          message: "must differ from listen: metrics are never served on the public listener"))
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted())
     }

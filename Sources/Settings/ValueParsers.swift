@@ -64,6 +64,12 @@ enum ValueParsers {
         ListenTarget.parse(text)
     }
 
+    /// `off` (or empty) disables the admin listener; otherwise a listen address.
+    static func adminListen(_ text: String) -> Result<ListenTarget?, ParseFailure> {
+        if text.isEmpty || text == "off" { return .success(nil) }
+        return ListenTarget.parse(text).map(Optional.some)
+    }
+
     static func issuer(_ text: String) -> Result<Issuer, ParseFailure> {
         Issuer.parse(text)
     }

@@ -81,4 +81,14 @@ public struct SQLiteSessionStore: SessionStore {
                 expiresAt: try row.date("expires_at"), endedAt: try row.optionalDate("ended_at"),
                 deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"))
     }
+
+    /// Sessions not ended and not expired at `time` (the active-sessions gauge).
+    public func liveCount(at time: Date) throws(StorageError) -> Int {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT count(*) AS n FROM sessions WHERE ended_at IS NULL AND expires_at > ?",
+                                        [.integer(Int64(time.timeIntervalSince1970))])?.int("n") ?? 0
+            }
+        }
+    }
 }

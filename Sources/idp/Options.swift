@@ -15,6 +15,8 @@ struct Options {
           -h, --help      print this help and exit
 
         Every setting can be overridden by an IDP_<KEY> environment variable; see Config/idp.conf.
+        Signals: SIGTERM/SIGINT stop accepting, drain and exit; SIGHUP reloads log_level and
+        trusted_proxies and reopens log_file. Under systemd (Type=notify) readiness is reported.
         Exit status: 0 after a clean shutdown, 1 startup failure, 2 usage error, 78 configuration error.
         """
 

@@ -30,7 +30,14 @@ do {
     fail("idp: configuration error: \(error)", status: ConfigurationError.exitCode)
 }
 let settings = loaded.settings
-let logger = Logger(level: settings.logLevel)
+// log_file: append there instead of stderr; SIGHUP reopens it (logrotate).
+let logFile: LogFile?
+do {
+    logFile = try settings.logFile.map { try LogFile(path: $0) }
+} catch {
+    fail("idp: \(error)", status: 1)
+}
+let logger = Logger(level: settings.logLevel, sink: logFile?.sink ?? LogSink())
 for warning in loaded.warnings {
     logger.warning("config_warning", ["message": .string(warning)])
 }
@@ -44,7 +51,7 @@ if openFiles < wantedFiles {
 
 let server: GatehouseServer
 do {
-    server = try GatehouseServer(settings: settings, logger: logger)
+    server = try GatehouseServer(settings: settings, logger: logger, version: Version.current)
     let bound = try server.start()
     let addresses = bound.map { address -> String in
         switch address {
@@ -54,13 +61,20 @@ do {
     }
     logger.info("started", ["listen": .string(addresses.joined(separator: ",")), "issuer": .string(settings.issuer.url),
                             "database": .string(settings.database), "version": .string(Version.current)])
-    let banner = "Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)\n"
-    FileHandle.standardOutput.write(Data(banner.utf8))
+    var banner = "Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)"
+    if !server.adminBound.isEmpty { banner += " — admin \(server.adminBound.map(\.description).joined(separator: ", "))" }
+    FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+    SystemdNotify.ready(status: "serving \(settings.issuer.url)")
 } catch {
     fail("idp: \(error)", status: 1)
 }
 
-let signalName = ShutdownSignals.wait()
+var signalName = ShutdownSignals.wait()
+while signalName == "SIGHUP" {
+    Reload.run(server: server, logFile: logFile, configPath: options.configPath, logger: logger)
+    signalName = ShutdownSignals.wait()
+}
+SystemdNotify.stopping()
 logger.info("stopping", ["signal": .string(signalName), "drain_timeout_ms": .int(Int(settings.drainTimeout.components.seconds * 1000))])
 server.shutdown()
 logger.info("stopped")

@@ -79,11 +79,7 @@ struct AuthorizeEndpoint: Sendable {
 }
 
 extension HTTPRequest {
-    /// The client's address for logs, audit events and throttling.
-    var clientIP: String {
-        switch peer {
-        case .ip(let host, _): host
-        case .unix: "unix"
-        }
-    }
+    /// The client's address for audit events, sessions and throttling: the peer, or the
+    /// address a trusted proxy forwarded (never a header from an untrusted peer).
+    var clientIP: String { clientAddress }
 }

@@ -45,6 +45,7 @@ struct LoginEndpoint: Sendable {
             switch try services.throttle.check(email: email, ip: request.clientIP) {
             case .addressLocked(let retryAfter):
                 services.record("login.throttled", clientID: client.clientID, ip: request.clientIP, details: ["scope": "ip"])
+                services.metrics.recordLogin(result: "throttled")
                 var response = ErrorPage.render(title: "Too many attempts", message: "Too many sign-in attempts from your network. Try again later.",
                                                 status: 429, issuer: services.issuer)
                 response.headers.set("Retry-After", String(retryAfter))
@@ -53,6 +54,7 @@ struct LoginEndpoint: Sendable {
                 // Same answer, and the same password-hashing time, as a wrong password (G03).
                 _ = try services.passwords.authenticate(email: "", password: form["password"] ?? "")
                 services.record("login.throttled", clientID: client.clientID, ip: request.clientIP, details: ["scope": "account"])
+                services.metrics.recordLogin(result: "throttled")
                 return failedPage
             case .allowed:
                 break
@@ -61,6 +63,7 @@ struct LoginEndpoint: Sendable {
             case .failure(let reason, let userID):
                 try services.throttle.recordFailure(email: email, ip: request.clientIP)
                 services.record("login.failed", userID: userID, clientID: client.clientID, ip: request.clientIP, details: ["reason": reason])
+                services.metrics.recordLogin(result: "failure")
                 return failedPage
             case .success(let user):
                 try services.throttle.recordSuccess(email: email, ip: request.clientIP)
@@ -68,6 +71,7 @@ struct LoginEndpoint: Sendable {
                 let (session, setCookie) = try sessions.start(userID: user.userID, deviceName: device, ip: request.clientIP)
                 try services.transactions.attachSession(idHash: transaction.idHash, sessionID: session.sessionID)
                 services.record("login.succeeded", userID: user.userID, clientID: client.clientID, ip: request.clientIP)
+                services.metrics.recordLogin(result: "success")
                 var response = HTTPResponse(status: 303)
                 response.headers.set("Location", services.issuer.endpoint("authorize/resume?tx=" + transactionID))
                 response.headers.set("Cache-Control", "no-store")

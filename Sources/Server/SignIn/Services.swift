@@ -20,10 +20,12 @@ struct Services: Sendable {
     let passwords: PasswordAuthenticator
     let throttle: LoginThrottle
     let cookies: CookieSpec
+    let metrics: GatehouseMetrics
 
     var issuer: Issuer { settings.issuer }
 
-    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, clock: any Clock = SystemClock()) {
+    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock()) {
+        self.metrics = metrics
         self.settings = settings
         self.clock = clock
         self.logger = logger

@@ -16,8 +16,9 @@ struct TokenHTTPEndpoint: Sendable {
             let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
             clientID = tokenRequest["client_id"]
             let result = try endpoint.handle(tokenRequest)
-            services.record("token.issued", clientID: clientID, ip: request.clientIP,
-                            details: ["grant_type": tokenRequest["grant_type"] ?? ""])
+            let grantType = tokenRequest["grant_type"] ?? ""
+            services.record("token.issued", clientID: clientID, ip: request.clientIP, details: ["grant_type": grantType])
+            services.metrics.recordTokenIssued(grantType: grantType)
             var response = HTTPResponse.json(result.jsonBody())
             SecurityHeaders.noStore(&response)
             applyCORS(&response, request: request, clientID: clientID)

@@ -1,0 +1,275 @@
+import Foundation
+import Synchronization
+
+/// A small thread-safe Prometheus registry: counters, callback gauges and fixed-bucket histograms,
+/// rendered in the text exposition format 0.0.4. Every method may be called from any thread.
+///
+/// Label values must come from small fixed sets (route patterns, result codes): never put user
+/// input, ids or addresses in a label, or the series count grows without bound.
+public final class MetricsRegistry: Sendable {
+    private let families = Mutex<[any MetricFamily]>([])
+
+    public init() {}
+
+    /// Registers a counter; `labels` are the label names, values are passed in the same order to `increment`.
+    public func counter(_ name: String, help: String, labels: [String] = []) -> Counter {
+        register(Counter(name: name, help: help, labelNames: labels))
+    }
+
+    /// Registers a histogram with fixed upper bounds (ascending; `+Inf` is implied).
+    public func histogram(_ name: String, help: String, labels: [String] = [], buckets: [Double] = Histogram.defaultBuckets) -> Histogram {
+        register(Histogram(name: name, help: help, labelNames: labels, buckets: buckets))
+    }
+
+    /// Registers a gauge whose value is read from `value` at every scrape (keep it cheap; it runs on the admin listener).
+    public func gauge(_ name: String, help: String, labels: [String: String] = [:], value: @escaping @Sendable () -> Double) {
+        _ = register(CallbackGauge(name: name, help: help, labels: labels, value: value))
+    }
+
+    private func register<Family: MetricFamily>(_ family: Family) -> Family {
+        families.withLock { list in
+            precondition(!list.contains { $0.name == family.name }, "metric \(family.name) registered twice")
+            list.append(family)
+        }
+        return family
+    }
+
+    /// The whole registry in Prometheus text format 0.0.4.
+    public func render() -> String {
+        var out = ""
+        for family in families.withLock({ $0 }) {
+            out += "# HELP \(family.name) \(Self.escapeHelp(family.help))\n# TYPE \(family.name) \(family.type)\n"
+            family.render(into: &out)
+        }
+        return out
+    }
+
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    static func escapeHelp(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    static func labelText(_ names: [String], _ values: [String], extra: (String, String)? = nil) -> String {
+        var pairs = zip(names, values).map { "\($0)=\"\(escapeLabel($1))\"" }
+        if let extra { pairs.append("\(extra.0)=\"\(extra.1)\"") }
+        return pairs.isEmpty ? "" : "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    static func escapeLabel(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    static func number(_ value: Double) -> String {
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value.isNaN { return "NaN" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}
+
+protocol MetricFamily: Sendable {
+    var name: String { get }
+    var help: String { get }
+    var type: String { get }
+    func render(into out: inout String)
+}
+
+/// A monotonically increasing count, per combination of label values.
+public final class Counter: MetricFamily {
+    public let name: String
+    let help: String
+    let labelNames: [String]
+    var type: String { "counter" }
+    private let values = Mutex<[[String]: Double]>([:])
+
+    init(name: String, help: String, labelNames: [String]) {
+        self.name = name
+        self.help = help
+        self.labelNames = labelNames
+        // A counter without labels is exported as 0 from the start, so rate() works from the first scrape.
+        if labelNames.isEmpty { values.withLock { $0[[]] = 0 } }
+    }
+
+    /// Adds `amount` (≥ 0) to the series for `labelValues` (one per label name, in order).
+    public func increment(_ labelValues: String..., by amount: Double = 1) {
+        increment(labelValues: labelValues, by: amount)
+    }
+
+    public func increment(labelValues: [String], by amount: Double = 1) {
+        precondition(labelValues.count == labelNames.count && amount >= 0, "\(name): wrong labels or negative amount")
+        values.withLock { $0[labelValues, default: 0] += amount }
+    }
+
+    /// The current value of one series (0 if never incremented).
+    public func value(_ labelValues: String...) -> Double { values.withLock { $0[labelValues] ?? 0 } }
+
+    func render(into out: inout String) {
+        for (labels, value) in values.withLock({ $0 }).sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            out += name + MetricsRegistry.labelText(labelNames, labels) + " " + MetricsRegistry.number(value) + "\n"
+        }
+    }
+}
+
+/// Observations counted into fixed cumulative buckets, with their sum and count.
+public final class Histogram: MetricFamily {
+    /// Seconds, suited to request and query latencies: 1 ms to 10 s.
+    public static let defaultBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct Series {
+        var counts: [UInt64]
+        var sum: Double = 0
+        var count: UInt64 = 0
+    }
+
+    public let name: String
+    let help: String
+    let labelNames: [String]
+    let buckets: [Double]
+    var type: String { "histogram" }
+    private let series = Mutex<[[String]: Series]>([:])
+
+    init(name: String, help: String, labelNames: [String], buckets: [Double]) {
+        precondition(buckets == buckets.sorted() && !buckets.isEmpty, "\(name): buckets must ascend")
+        self.name = name
+        self.help = help
+        self.labelNames = labelNames
+        self.buckets = buckets
+        if labelNames.isEmpty { series.withLock { $0[[]] = Series(counts: Array(repeating: 0, count: buckets.count)) } }
+    }
+
+    public func observe(_ value: Double, _ labelValues: String...) {
+        observe(value, labelValues: labelValues)
+    }
+
+    public func observe(_ value: Double, labelValues: [String]) {
+        precondition(labelValues.count == labelNames.count, "\(name): wrong labels")
+        let slot = buckets.firstIndex { value <= $0 }
+        series.withLock { all in
+            var entry = all[labelValues] ?? Series(counts: Array(repeating: 0, count: buckets.count))
+            if let slot { entry.counts[slot] += 1 }
+            entry.sum += value
+            entry.count += 1
+            all[labelValues] = entry
+        }
+    }
+
+    /// Observations so far for one series.
+    public func count(_ labelValues: String...) -> UInt64 { series.withLock { $0[labelValues]?.count ?? 0 } }
+
+    func render(into out: inout String) {
+        for (labels, entry) in series.withLock({ $0 }).sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            var cumulative: UInt64 = 0
+            for (index, bound) in buckets.enumerated() {
+                cumulative += entry.counts[index]
+                out += name + "_bucket" + MetricsRegistry.labelText(labelNames, labels, extra: ("le", MetricsRegistry.number(bound)))
+                    + " \(cumulative)\n"
+            }
+            out += name + "_bucket" + MetricsRegistry.labelText(labelNames, labels, extra: ("le", "+Inf")) + " \(entry.count)\n"
+            out += name + "_sum" + MetricsRegistry.labelText(labelNames, labels) + " " + MetricsRegistry.number(entry.sum) + "\n"
+            out += name + "_count" + MetricsRegistry.labelText(labelNames, labels) + " \(entry.count)\n"
+        }
+    }
+}
+
+/// A gauge read at scrape time.
+final class CallbackGauge: MetricFamily {
+    let name: String
+    let help: String
+    let labels: [String: String]
+    let value: @Sendable () -> Double
+    var type: String { "gauge" }
+
+    init(name: String, help: String, labels: [String: String], value: @escaping @Sendable () -> Double) {
+        self.name = name
+        self.help = help
+        self.labels = labels
+        self.value = value
+    }
+
+    func render(into out: inout String) {
+        let keys = labels.keys.sorted()
+        out += name + MetricsRegistry.labelText(keys, keys.map { labels[$0]! }) + " " + MetricsRegistry.number(value()) + "\n"
+    }
+}
+
+/// Gatehouse's metrics, created once by `GatehouseServer` (reach it as `server.metrics`, or pass it to
+/// the code that records). All methods are thread-safe and cheap (one mutex).
+///
+/// For the sign-in and token code:
+/// ```swift
+/// metrics.recordLogin(result: "success")          // or "invalid_credentials", "locked", "mfa_failed", "error"
+/// metrics.recordTokenIssued(grantType: "authorization_code")   // or "refresh_token", "client_credentials"
+/// metrics.recordRefreshTokenReuse()               // a rotated refresh token came back (family revoked)
+/// metrics.setActiveSessions { try? sessions.countActive() ?? 0 }   // read at each scrape
+/// let user = try metrics.timeDatabaseQuery { try store.users.find(...) }
+/// ```
+/// Keep `result` and `grantType` to fixed, documented words: they are label values.
+public final class GatehouseMetrics: Sendable {
+    public let registry = MetricsRegistry()
+    /// `gatehouse_http_requests_total{route,method,status}` (public listener only).
+    public let httpRequests: Counter
+    /// `gatehouse_http_request_duration_seconds{route}`.
+    public let httpRequestDuration: Histogram
+    /// `gatehouse_logins_total{result}`.
+    public let logins: Counter
+    /// `gatehouse_tokens_issued_total{grant_type}`.
+    public let tokensIssued: Counter
+    /// `gatehouse_refresh_token_reuse_detected_total`.
+    public let refreshTokenReuse: Counter
+    /// `gatehouse_database_query_duration_seconds`.
+    public let databaseQueryDuration: Histogram
+    private let activeSessions = ProviderBox()
+
+    /// Methods kept as their own label value; anything else is counted as `other`.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
+
+    public init(version: String, startTime: Date = Date()) {
+        httpRequests = registry.counter("gatehouse_http_requests_total", help: "HTTP requests answered on the public listener.",
+                                        labels: ["route", "method", "status"])
+        httpRequestDuration = registry.histogram("gatehouse_http_request_duration_seconds",
+                                                 help: "Time from a parsed request to its queued response, by route.", labels: ["route"])
+        logins = registry.counter("gatehouse_logins_total", help: "Sign-in attempts by result.", labels: ["result"])
+        tokensIssued = registry.counter("gatehouse_tokens_issued_total", help: "Tokens issued at the token endpoint by grant type.",
+                                        labels: ["grant_type"])
+        refreshTokenReuse = registry.counter("gatehouse_refresh_token_reuse_detected_total",
+                                             help: "Rotated refresh tokens presented again (the token family is revoked).")
+        databaseQueryDuration = registry.histogram("gatehouse_database_query_duration_seconds",
+                                                   help: "SQLite query time (readiness pings and timed queries).")
+        registry.gauge("gatehouse_active_sessions", help: "Browser sessions currently active.") { [activeSessions] in
+            Double(activeSessions.provider.withLock { $0 }?() ?? 0)
+        }
+        registry.gauge("gatehouse_build_info", help: "Always 1; the version is a label.", labels: ["version": version]) { 1 }
+        let start = startTime.timeIntervalSince1970.rounded(.down)
+        registry.gauge("gatehouse_process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { start }
+    }
+
+    public func recordLogin(result: String) { logins.increment(result) }
+    public func recordTokenIssued(grantType: String) { tokensIssued.increment(grantType) }
+    public func recordRefreshTokenReuse() { refreshTokenReuse.increment() }
+
+    /// Sets the callback read at each scrape for `gatehouse_active_sessions`.
+    public func setActiveSessions(_ provider: @escaping @Sendable () -> Int) { activeSessions.provider.withLock { $0 = provider } }
+
+    /// Runs `body` and records its duration in `gatehouse_database_query_duration_seconds`.
+    public func timeDatabaseQuery<T>(_ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - start
+            databaseQueryDuration.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return try body()
+    }
+
+    /// The `HTTPServerConfiguration.onResponse` hook for the public listener.
+    public func observeResponse(route: String, method: String, status: Int, duration: Double) {
+        let methodLabel = Self.knownMethods.contains(method) ? method : "other"
+        httpRequests.increment(route, methodLabel, String(status))
+        httpRequestDuration.observe(duration, route)
+    }
+}
+
+final class ProviderBox: Sendable {
+    let provider = Mutex<(@Sendable () -> Int)?>(nil)
+}
