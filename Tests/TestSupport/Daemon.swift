@@ -74,14 +74,19 @@ public final class Daemon: @unchecked Sendable {
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return waitForExit()
     }
 
-    /// Waits for the process to exit by itself (e.g. after a startup error).
+    /// Waits for the process to exit by itself (e.g. after a startup error), then collects
+    /// whatever it wrote to stderr that the reader has not picked up yet.
     public func waitForExit() -> Int32 {
         process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.1)  // Let the stderr handler drain.
+        let handle = stderr.fileHandleForReading
+        handle.readabilityHandler = nil
+        let rest = handle.readDataToEndOfFile()
+        lock.lock()
+        collectedStandardError.append(rest)
+        lock.unlock()
         return process.terminationStatus
     }
 
