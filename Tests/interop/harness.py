@@ -407,6 +407,8 @@ class Deployment:
         """A fresh cookie jar (one browser), trusting this deployment's certificate."""
         session = requests.Session()
         session.verify = self.verify
+        # Otherwise REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE (and proxy variables) override `verify` per request.
+        session.trust_env = False
         return session
 
     def get(self, relative: str, **kwargs) -> requests.Response:

@@ -19,6 +19,7 @@ def authlib_client(deployment, app: dict, redirect_uri: str, auth_method: str) -
     client = OAuth2Session(app["client_id"], app.get("client_secret"), scope=SCOPE, redirect_uri=redirect_uri,
                            code_challenge_method="S256", token_endpoint_auth_method=auth_method)
     client.verify = deployment.verify
+    client.trust_env = False  # REQUESTS_CA_BUNDLE would otherwise replace `verify`
     responses: list[requests.Response] = []
     client.hooks["response"].append(lambda response, *args, **kwargs: responses.append(response))
     return client, responses

@@ -70,6 +70,7 @@ def test_wrong_password_shows_the_form_again_with_an_alert(setup):
     params, _ = authorize_params(app["client_id"], redirect_uri)
     browser = deployment.session()
     page = browser.get(authorize_url(deployment, params), allow_redirects=False, timeout=10)
+    assert "gatehouse_tx" in browser.cookies, "over an http issuer the transaction cookie has no __Host- prefix"
     form = login_form(page.text, deployment.issuer)
     response = submit_login(browser, form, deployment.issuer, user["email"], PASSWORD + "!")
     assert response.status_code == 401, response.text[:500]
@@ -78,6 +79,9 @@ def test_wrong_password_shows_the_form_again_with_an_alert(setup):
     assert parsed.errors == ["Wrong email or password."], parsed.errors
     assert '<p class="error" role="alert">Wrong email or password.</p>' in response.text
     login_form(response.text, deployment.issuer)  # the form is offered again
+    assert "gatehouse_session" not in browser.cookies
+    logs = deployment.idp.logs()  # every stderr line is JSON
+    assert logs and PASSWORD not in deployment.idp.stderr_text(), "a password reached the logs"
 
 
 def test_code_replay_is_invalid_grant_and_revokes_the_first_token(setup):
