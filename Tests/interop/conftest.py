@@ -86,37 +86,6 @@ def admin(gatehouse) -> Admin:
     return gatehouse.admin
 
 
-# --- the sign-in guard ------------------------------------------------------------------------
-# Sign-in is being built. Until it lands, tests marked `signin` are skipped when the feature is
-# absent: /authorize answers 404 AND `idp-admin apps create --help` fails. Once sign-in has
-# landed, delete this section (the two fixtures below); nothing else refers to them.
-
-@pytest.fixture(scope="session")
-def _signin_absence(bin_dir, tmp_path_factory) -> str | None:
-    """None when sign-in is there (or half there); otherwise why the signin tests are skipped."""
-    workdir = Path(tempfile.mkdtemp(prefix="signin-probe-", dir=tmp_path_factory.getbasetemp()))
-    probe = harness.start_plain(bin_dir, workdir)
-    try:
-        status = requests.get(probe.url("authorize"), allow_redirects=False, timeout=10).status_code
-        help_result = probe.admin.run("apps", "create", "--help")
-    finally:
-        probe.stop()
-    if status == 404 and help_result.returncode != 0:
-        return (f"sign-in is not built yet: GET /authorize answered 404 and `idp-admin apps create --help` "
-                f"exited {help_result.returncode} ({help_result.stderr.strip().splitlines()[0] if help_result.stderr.strip() else 'no output'})")
-    return None
-
-
-@pytest.fixture(autouse=True)
-def requires_signin(request):
-    """Skips tests marked `signin` while the sign-in feature is absent (see the section comment)."""
-    if request.node.get_closest_marker("signin") is None:
-        return
-    reason = request.getfixturevalue("_signin_absence")
-    if reason:
-        pytest.skip(reason)
-
-# --- end of the sign-in guard -------------------------------------------------------------------
 
 
 def pytest_report_header(config):

@@ -65,7 +65,7 @@ struct AuthorizeEndpoint: Sendable {
             csrfHash: csrf.hash, createdAt: now, expiresAt: now.addingTimeInterval(Self.transactionLifetime)))
         services.logger.debug("login_required", ["request_id": .string(request.requestID), "reason": .string(reason.rawValue)])
         var response = LoginPage.render(appName: client.name, issuer: services.issuer, transactionID: transactionID,
-                                        csrfToken: csrf.token, email: authorization.loginHint)
+                                        csrfToken: csrf.token, email: authorization.loginHint, redirectURI: authorization.redirectURI)
         response.headers.add("Set-Cookie", services.cookies.set(.transaction, value: transactionID, maxAge: Int(Self.transactionLifetime)))
         return response
     }

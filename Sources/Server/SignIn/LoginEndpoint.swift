@@ -41,7 +41,8 @@ struct LoginEndpoint: Sendable {
             }
             let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
             let failedPage = LoginPage.render(appName: client.name, issuer: services.issuer, transactionID: transactionID,
-                                              csrfToken: form["csrf_token"] ?? "", email: email, errorMessage: Self.wrongCredentials, status: 401)
+                                              csrfToken: form["csrf_token"] ?? "", email: email, errorMessage: Self.wrongCredentials, status: 401,
+                                              redirectURI: authorization.redirectURI)
             switch try services.throttle.check(email: email, ip: request.clientIP) {
             case .addressLocked(let retryAfter):
                 services.record("login.throttled", clientID: client.clientID, ip: request.clientIP, details: ["scope": "ip"])

@@ -9,8 +9,12 @@ enum LoginPage {
     ///   - csrfToken: the raw token whose SHA-256 the transaction stores, posted back as `csrf_token`.
     ///   - email: pre-fill (from `login_hint`, or what the user typed before an error).
     ///   - errorMessage: shown in `<p class="error" role="alert">`, e.g. "Wrong email or password.".
+    /// - Parameter redirectURI: the validated callback the sign-in ends on. Browsers apply the
+    ///   CSP `form-action` to every redirect after the form is posted (POST → 303 → 302 to the
+    ///   app), so the callback's origin or custom scheme must be allowed too.
     static func render(appName: String, issuer: Issuer, transactionID: String, csrfToken: String,
-                       email: String? = nil, errorMessage: String? = nil, status: Int = 200) -> HTTPResponse {
+                       email: String? = nil, errorMessage: String? = nil, status: Int = 200,
+                       redirectURI: String? = nil) -> HTTPResponse {
         let emailValue = email.map { $0.isEmpty ? "" : " value=\"\(HTML.escape($0))\"" } ?? ""
         var body = """
         <h1>Sign in</h1>
@@ -34,6 +38,7 @@ enum LoginPage {
 
         """
         let html = PageLayout.document(title: "Sign in to \(appName)", issuer: issuer, body: body)
-        return PageLayout.response(html, status: status)
+        let formAction = redirectURI.flatMap(WebOrigin.cspSource(forAction:)).map { [$0] } ?? []
+        return PageLayout.response(html, status: status, formAction: formAction)
     }
 }
