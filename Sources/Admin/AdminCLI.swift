@@ -33,7 +33,7 @@ public enum AdminCLI {
             defer { invocation.close() }
             let output = try command.run(invocation)
             let text = output.rendered(asJSON: arguments.has("--json"))
-            return Result(status: 0, standardOutput: text.isEmpty || text.hasSuffix("\n") ? text : text + "\n", standardError: "")
+            return Result(status: output.status, standardOutput: text.isEmpty || text.hasSuffix("\n") ? text : text + "\n", standardError: "")
         } catch let error as AdminError {
             var message = "idp-admin \(command.name): \(error)\n"
             if case .usage = error, !error.description.contains("Usage:") { message += "Usage: idp-admin \(command.usage)\n" }
