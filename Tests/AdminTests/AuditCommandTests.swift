@@ -169,3 +169,26 @@ final class Counter: @unchecked Sendable {
         return value
     }
 }
+
+@Suite struct CommandSuggestionTests {
+    @Test(arguments: [
+        (["apps", "rotate"], "apps rotate-secret"),
+        (["users", "blok", "x"], "users block"),
+        (["users", "set-pasword"], "users set-password"),
+        (["audit", "tial"], "audit tail"),
+        (["aduit", "tail"], "audit tail"),
+        (["config", "chek"], "config check"),
+        (["apps", "del"], "apps delete"),
+    ])
+    func aMistypedCommandSuggestsTheNearestInItsGroup(words: [String], suggestion: String) {
+        let result = AdminCLI.run(words, environment: [:])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("(did you mean \"\(suggestion)\"?)"), "\(result.standardError)")
+    }
+
+    @Test func aMistypedFlagSuggestsTheNearest() {
+        let result = AdminCLI.run(["audit", "tail", "--limt", "3"], environment: [:])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("unknown flag --limt (did you mean --limit?)"))
+    }
+}
