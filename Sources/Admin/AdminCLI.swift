@@ -79,8 +79,7 @@ public enum AdminCLI {
     static func unknownCommandMessage(_ words: [String], commands: [Command]) -> String {
         let typed = words.prefix { !$0.hasPrefix("-") }.prefix(2).joined(separator: " ")
         var message = "unknown command \"\(typed)\""
-        let candidates = commands.map(\.name) + Set(commands.map { $0.path[0] })
-        if let nearest = Suggest.nearest(to: typed, among: candidates) { message += " (did you mean \"\(nearest)\"?)" }
+        if let nearest = CommandSuggestions.nearest(to: words, among: commands) { message += " (did you mean \"\(nearest)\"?)" }
         return message
     }
 

@@ -4,60 +4,158 @@ import Model
 import OIDC
 import Storage
 
-/// `idp-admin apps create | list | show`.
+/// `idp-admin apps list | show | create | update | delete | rotate-secret`.
 enum AppCommands {
-    static let all = [create, list, show]
+    static let all = [list, show, create, update, delete, rotateSecret]
 
-    /// Checks one allow-list entry an operator registers; returns its problems (empty: acceptable).
-    typealias URLValidator = @Sendable (_ entry: String, _ kind: RedirectURIPolicy.ListKind, _ isNative: Bool) -> [String]
+    /// The flags that set an application's settings, shared by `create` and `update`.
+    static let settingFlags = [
+        "--name", "--callbacks", "--logout-urls", "--web-origins", "--auth-method", "--grants", "--id-token-alg",
+        "--access-token-lifetime", "--id-token-lifetime", "--refresh-absolute-lifetime", "--refresh-idle-lifetime",
+        "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--apple-team-id", "--bundle-id",
+        "--android-package", "--android-sha256",
+    ]
 
-    /// The allow-list policy `apps create` applies: the real `RedirectURIPolicy` unless a test binds
-    /// another for its own task (`AppCommands.$urlValidator.withValue(…) { … }`).
-    @TaskLocal static var urlValidator: URLValidator = { entry, kind, isNative in
-        RedirectURIPolicy.registrationProblems(entry, kind: kind, isNative: isNative)
-    }
+    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--json]"
+
+    static let settingsDetails = """
+        Settings (create and update):
+          --callbacks, --logout-urls, --web-origins   comma-separated allow-lists; every entry is checked against
+              the allow-list rules: https only (plain http only for loopback hosts), custom schemes only for native
+              apps and only reverse-domain ones (com.example.app), no fragments, no javascript:/data:/file:, a *
+              wildcard only in the left-most host label with at least two labels after it.
+          --auth-method none|post|basic   none for public apps (native, spa); basic or post for confidential ones.
+          --grants G,…                    Auth0 grant_types: authorization_code, refresh_token, client_credentials, …
+          --id-token-alg RS256|ES256      RS256 is what Auth0.swift accepts.
+          --access-token-lifetime SECONDS      1 to 2592000 (30 days), default 86400.
+          --id-token-lifetime SECONDS          1 to 2592000, default 36000.
+          --refresh-absolute-lifetime SECONDS  1 to 31557600 (a year), default 2592000.
+          --refresh-idle-lifetime SECONDS      1 to 31557600, at most the absolute lifetime, default 1296000.
+          --refresh-reuse-interval SECONDS     0 to 60, default 10: how long a rotated refresh token may be reused.
+          --refresh-survives-logout true|false default true.
+          --introspection true|false           allow token introspection, default false.
+          --apple-team-id ID, --bundle-id ID   for apple-app-site-association (10 upper-case letters/digits).
+          --android-package NAME, --android-sha256 FP,…   for assetlinks.json (SHA-256 fingerprints AA:BB:…, 32 bytes).
+        """
 
     static let create = Command(
         ["apps", "create"],
         summary: "Register an application; a confidential one gets a client secret, shown once.",
-        usage: "apps create --name NAME --type native|spa|regular|m2m [--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--json]",
+        usage: "apps create --name NAME --type native|spa|regular|m2m " + settingsUsage,
         details: """
             Types: native (iOS/Android app) and spa are public clients (no secret, PKCE); regular (server-side
             web app) and m2m (machine to machine) are confidential and get a client secret. The secret is printed
-            once and stored only as an scrypt hash: keep it now, it cannot be shown again.
+            once and stored only as a SHA-256 digest: keep it now, it cannot be shown again (rotate it with
+            `idp-admin apps rotate-secret`).
             Defaults by type: public clients use --auth-method none and grants authorization_code,refresh_token;
             confidential clients accept client_secret_basic and client_secret_post (narrow with --auth-method
-            basic|post) and m2m gets client_credentials. Grant names are Auth0's grant_types values.
-            Every URL is checked against the allow-list rules (custom schemes and loopback http only for native).
-            --android-sha256 takes SHA-256 certificate fingerprints (AA:BB:…, 32 bytes).
+            basic|post) and m2m gets client_credentials.
             With --json prints {"client_id": …, "client_secret": …} (the secret only for confidential apps).
-            """,
-        valueFlags: ["--name", "--type", "--callbacks", "--logout-urls", "--web-origins", "--auth-method", "--grants",
-                     "--id-token-alg", "--apple-team-id", "--bundle-id", "--android-package", "--android-sha256"],
+
+            """ + settingsDetails,
+        valueFlags: ["--type"] + settingFlags,
         run: { invocation in
-            let request = try AppRequest(invocation.arguments)
-            let clientID = AppCommands.newClientID()
-            let secret = request.type.isPublic ? nil : Random.token(bytes: 32)
+            let arguments = invocation.arguments
+            guard let name = arguments.value("--name")?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+                throw AdminError.usage("--name is required")
+            }
+            guard let typeName = arguments.value("--type") else { throw AdminError.usage("--type is required (native, spa, regular or m2m)") }
+            guard let type = Client.ApplicationType(rawValue: typeName) else {
+                throw AdminError.usage("--type must be native, spa, regular or m2m, not \(typeName)")
+            }
+            let secret = type.isPublic ? nil : Random.token(bytes: 32)
+            let now = wholeSeconds(Date())
             // A 256-bit random secret needs no slow hash; its SHA-256 keeps token requests fast.
-            let secretHash = secret.map(SecretDigest.hash)
-            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-            let client = Client(
-                clientID: clientID, name: request.name, type: request.type, secretHash: secretHash,
-                authMethods: request.authMethods, grantTypes: request.grantTypes, idTokenAlgorithm: request.idTokenAlgorithm,
-                callbacks: request.callbacks, logoutURLs: request.logoutURLs, webOrigins: request.webOrigins,
-                appleTeamID: request.appleTeamID, bundleID: request.bundleID, androidPackage: request.androidPackage,
-                androidSHA256: request.androidSHA256, createdAt: now)
+            var client = Client(clientID: newClientID(), name: name, type: type, secretHash: secret.map(SecretDigest.hash), createdAt: now)
+            _ = try AppSettings.apply(arguments, to: &client, creating: true)
             let store = try invocation.store()
             try storageFailures { () throws(StorageError) in try SQLiteClientStore(store: store).create(client) }
-            try invocation.audit("apps.created", clientID: clientID, details: ["name": client.name, "type": client.type.rawValue])
+            try invocation.audit("apps.created", clientID: client.clientID, details: ["name": client.name, "type": client.type.rawValue])
 
-            var json: [String: Any] = ["client_id": clientID]
-            var text = "created \(client.type.rawValue) application \"\(client.name)\"\nclient_id:      \(clientID)"
+            var json: [String: Any] = ["client_id": client.clientID]
+            var text = "created \(client.type.rawValue) application \"\(client.name)\"\nclient_id:      \(client.clientID)"
             if let secret {
                 json["client_secret"] = secret
-                text += "\nclient_secret:  \(secret)\n\nwarning: the client secret is shown only once; store it now (Gatehouse keeps only a hash)."
+                text += "\nclient_secret:  \(secret)\n\nwarning: the client secret is shown only once; store it now (Gatehouse keeps only a digest)."
             }
             return Output(json: json, text: text)
+        })
+
+    static let update = Command(
+        ["apps", "update"],
+        summary: "Change some settings of an application; the daemon uses them at once.",
+        usage: "apps update CLIENT_ID [--name NAME] " + settingsUsage,
+        details: """
+            Only the settings given change. A list flag replaces the whole list (--callbacks "" clears it); an
+            empty --apple-team-id, --bundle-id or --android-package removes the value. The result is validated as
+            for `apps create`, against the application's type (which cannot change). The type and the secret are
+            never changed here: see `apps rotate-secret`. With --json prints the application as `apps show` does.
+
+            """ + settingsDetails,
+        valueFlags: settingFlags,
+        positionals: 1...1,
+        run: { invocation in
+            let clientID = invocation.arguments.positionals[0]
+            let store = try invocation.store()
+            let clients = SQLiteClientStore(store: store)
+            var client = try existingClient(clientID, in: clients)
+            let changed = try AppSettings.apply(invocation.arguments, to: &client, creating: false)
+            guard !changed.isEmpty else { throw AdminError.usage("nothing to change: give at least one setting flag") }
+            client.updatedAt = wholeSeconds(Date())
+            try storageFailures { () throws(StorageError) in try clients.update(client) }
+            try invocation.audit("apps.updated", clientID: clientID, details: ["changed": changed.joined(separator: ",")])
+            let json = settings(client)
+            return Output(json: json, text: "updated \(changed.joined(separator: ", ")) of \(clientID)\n\n" + describe(json))
+        })
+
+    static let delete = Command(
+        ["apps", "delete"],
+        summary: "Delete an application with its codes, grants and tokens.",
+        usage: "apps delete CLIENT_ID [--json]",
+        details: """
+            Removes the application, its pending authorization codes and sign-ins, its grants and refresh tokens
+            (so its access tokens are no longer accepted by /userinfo) and its API grants. Cannot be undone.
+            """,
+        positionals: 1...1,
+        run: { invocation in
+            let clientID = invocation.arguments.positionals[0]
+            let clients = SQLiteClientStore(store: try invocation.store())
+            let client = try existingClient(clientID, in: clients)
+            do {
+                try clients.delete(clientID: clientID)
+            } catch StorageError.notFound {
+                throw AdminError.failed("no application with client_id \(clientID)")
+            } catch {
+                throw AdminError.failed("\(error)")
+            }
+            try invocation.audit("apps.deleted", clientID: clientID, details: ["name": client.name, "type": client.type.rawValue])
+            return Output(json: ["client_id": clientID, "deleted": true], text: "deleted application \"\(client.name)\" (\(clientID))")
+        })
+
+    static let rotateSecret = Command(
+        ["apps", "rotate-secret"],
+        summary: "Give a confidential application a new client secret, shown once; the old one stops working.",
+        usage: "apps rotate-secret CLIENT_ID [--json]",
+        details: """
+            The new secret is printed once and stored only as a SHA-256 digest; the old secret is refused from
+            now on, by the running daemon too. Public applications (native, spa) have no secret: exit status 1.
+            With --json prints {"client_id": …, "client_secret": …}.
+            """,
+        positionals: 1...1,
+        run: { invocation in
+            let clientID = invocation.arguments.positionals[0]
+            let clients = SQLiteClientStore(store: try invocation.store())
+            var client = try existingClient(clientID, in: clients)
+            guard client.isConfidential else {
+                throw AdminError.failed("\(clientID) is a public (\(client.type.rawValue)) application; it has no client secret to rotate")
+            }
+            let secret = Random.token(bytes: 32)
+            client.secretHash = SecretDigest.hash(secret)
+            client.updatedAt = wholeSeconds(Date())
+            try storageFailures { () throws(StorageError) in try clients.update(client) }
+            try invocation.audit("apps.secret_rotated", clientID: clientID, details: ["name": client.name])
+            return Output(json: ["client_id": clientID, "client_secret": secret],
+                          text: "client_id:      \(clientID)\nclient_secret:  \(secret)\n\nwarning: the new client secret is shown only once; store it now. The old secret no longer works.")
         })
 
     static let list = Command(
@@ -81,14 +179,17 @@ enum AppCommands {
         positionals: 1...1,
         run: { invocation in
             let clientID = invocation.arguments.positionals[0]
-            let store = try invocation.store()
-            guard let client = try storageFailures({ () throws(StorageError) in try SQLiteClientStore(store: store).find(clientID: clientID) }) else {
-                throw AdminError.failed("no application with client_id \(clientID)")
-            }
+            let client = try existingClient(clientID, in: SQLiteClientStore(store: try invocation.store()))
             let json = settings(client)
-            let text = json.keys.sorted().map { key in "\(key): \(display(json[key]!))" }.joined(separator: "\n")
-            return Output(json: json, text: text)
+            return Output(json: json, text: describe(json))
         })
+
+    static func existingClient(_ clientID: String, in clients: SQLiteClientStore) throws -> Client {
+        guard let client = try storageFailures({ () throws(StorageError) in try clients.find(clientID: clientID) }) else {
+            throw AdminError.failed("no application with client_id \(clientID)")
+        }
+        return client
+    }
 
     /// Every setting of `client` but its secret hash.
     static func settings(_ client: Client) -> [String: Any] {
@@ -108,6 +209,10 @@ enum AppCommands {
         if let value = client.bundleID { object["bundle_id"] = value }
         if let value = client.androidPackage { object["android_package"] = value }
         return object
+    }
+
+    static func describe(_ json: [String: Any]) -> String {
+        json.keys.sorted().map { key in "\(key): \(display(json[key]!))" }.joined(separator: "\n")
     }
 
     private static func display(_ value: Any) -> String {
@@ -130,72 +235,92 @@ enum AppCommands {
         }
         return id
     }
-
-    /// The problems of one entry under the allow-list policy; the single place `apps create` calls it.
-    static func urlProblems(_ entry: String, kind: RedirectURIPolicy.ListKind, isNative: Bool) -> [String] {
-        urlValidator(entry, kind, isNative)
-    }
 }
 
-/// `apps create`'s flags, validated: usage errors (exit 2) for unknown values, failures (exit 1) for
-/// values that contradict the application type or the allow-list rules.
-struct AppRequest {
-    let name: String
-    let type: Client.ApplicationType
-    let authMethods: [Client.AuthMethod]
-    let grantTypes: [Client.GrantType]
-    let idTokenAlgorithm: String
-    let callbacks: [String]
-    let logoutURLs: [String]
-    let webOrigins: [String]
-    let appleTeamID: String?
-    let bundleID: String?
-    let androidPackage: String?
-    let androidSHA256: [String]
+/// Dates are stored in whole seconds.
+func wholeSeconds(_ date: Date) -> Date {
+    Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+}
 
-    init(_ arguments: Arguments) throws {
-        guard let name = arguments.value("--name")?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
-            throw AdminError.usage("--name is required")
-        }
-        guard let typeName = arguments.value("--type") else { throw AdminError.usage("--type is required (native, spa, regular or m2m)") }
-        guard let type = Client.ApplicationType(rawValue: typeName) else {
-            throw AdminError.usage("--type must be native, spa, regular or m2m, not \(typeName)")
-        }
-        self.name = name
-        self.type = type
-        authMethods = try Self.authMethods(arguments.value("--auth-method"), type: type)
-        grantTypes = try Self.grantTypes(arguments.value("--grants"), type: type)
+/// The setting flags of `apps create` and `apps update`, applied to a client and validated:
+/// usage errors (exit 2) for malformed values, failures (exit 1) for values that contradict the
+/// application type or the allow-list rules. Allow-list entries go through the real
+/// `RedirectURIPolicy.registrationProblems`, the same rules as /authorize's.
+enum AppSettings {
+    static let maximumTokenLifetime = 2_592_000
+    static let maximumRefreshLifetime = 31_557_600
 
-        let algorithm = arguments.value("--id-token-alg") ?? "RS256"
-        guard ["RS256", "ES256"].contains(algorithm) else {
-            throw AdminError.usage("--id-token-alg must be RS256 or ES256, not \(algorithm)")
+    /// Applies the flags present in `arguments`; returns the names of the settings given.
+    static func apply(_ arguments: Arguments, to client: inout Client, creating: Bool) throws -> [String] {
+        var changed: [String] = []
+        func given(_ flag: String) -> String? {
+            guard let value = arguments.value(flag) else { return nil }
+            changed.append(String(flag.dropFirst(2)))
+            return value
         }
-        idTokenAlgorithm = algorithm
-
+        let type = client.type
         let isNative = type == .native
-        callbacks = try Self.urls(arguments, "--callbacks", kind: .callback, isNative: isNative)
-        logoutURLs = try Self.urls(arguments, "--logout-urls", kind: .logout, isNative: isNative)
-        webOrigins = try Self.urls(arguments, "--web-origins", kind: .webOrigin, isNative: isNative)
 
-        appleTeamID = try arguments.value("--apple-team-id").map { id in
-            guard id.count == 10, id.allSatisfy({ ($0.isASCII && $0.isUppercase) || ("0"..."9").contains($0) }) else {
-                throw AdminError.failed("--apple-team-id \(id): an Apple team ID is 10 upper-case letters and digits")
-            }
-            return id
+        if !creating, let name = given("--name") {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { throw AdminError.usage("--name needs a value") }
+            client.name = trimmed
         }
-        bundleID = try Self.nonEmpty(arguments, "--bundle-id")
-        androidPackage = try Self.nonEmpty(arguments, "--android-package")
-        androidSHA256 = try Self.list(arguments.value("--android-sha256")).map { fingerprint in
-            let bytes = fingerprint.split(separator: ":", omittingEmptySubsequences: false)
-            guard bytes.count == 32, bytes.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
-                throw AdminError.failed("--android-sha256 \(fingerprint): expected a SHA-256 fingerprint, 32 hex bytes separated by colons")
-            }
-            return fingerprint.uppercased()
+        if let value = given("--auth-method") { client.authMethods = try authMethods(value, type: type) }
+        if let value = given("--grants") { client.grantTypes = try grantTypes(value, type: type) }
+        if let value = given("--id-token-alg") {
+            guard ["RS256", "ES256"].contains(value) else { throw AdminError.usage("--id-token-alg must be RS256 or ES256, not \(value)") }
+            client.idTokenAlgorithm = value
         }
+        if let value = given("--callbacks") { client.callbacks = try urls(value, "--callbacks", kind: .callback, isNative: isNative) }
+        if let value = given("--logout-urls") { client.logoutURLs = try urls(value, "--logout-urls", kind: .logout, isNative: isNative) }
+        if let value = given("--web-origins") { client.webOrigins = try urls(value, "--web-origins", kind: .webOrigin, isNative: isNative) }
+
+        if let value = given("--access-token-lifetime") {
+            client.accessTokenLifetime = try seconds(value, "--access-token-lifetime", 1...maximumTokenLifetime)
+        }
+        if let value = given("--id-token-lifetime") {
+            client.idTokenLifetime = try seconds(value, "--id-token-lifetime", 1...maximumTokenLifetime)
+        }
+        if let value = given("--refresh-absolute-lifetime") {
+            client.refreshAbsoluteLifetime = try seconds(value, "--refresh-absolute-lifetime", 1...maximumRefreshLifetime)
+        }
+        if let value = given("--refresh-idle-lifetime") {
+            client.refreshIdleLifetime = try seconds(value, "--refresh-idle-lifetime", 1...maximumRefreshLifetime)
+        }
+        if let value = given("--refresh-reuse-interval") {
+            client.refreshReuseInterval = try seconds(value, "--refresh-reuse-interval", 0...60)
+        }
+        if let value = given("--refresh-survives-logout") { client.refreshSurvivesLogout = try flag(value, "--refresh-survives-logout") }
+        if let value = given("--introspection") { client.introspectionEnabled = try flag(value, "--introspection") }
+
+        if let value = given("--apple-team-id") {
+            client.appleTeamID = try optionalValue(value, "--apple-team-id", creating: creating).map { id in
+                guard id.count == 10, id.allSatisfy({ ($0.isASCII && $0.isUppercase) || ("0"..."9").contains($0) }) else {
+                    throw AdminError.failed("--apple-team-id \(id): an Apple team ID is 10 upper-case letters and digits")
+                }
+                return id
+            }
+        }
+        if let value = given("--bundle-id") { client.bundleID = try optionalValue(value, "--bundle-id", creating: creating) }
+        if let value = given("--android-package") { client.androidPackage = try optionalValue(value, "--android-package", creating: creating) }
+        if let value = given("--android-sha256") {
+            client.androidSHA256 = try list(value).map { fingerprint in
+                let bytes = fingerprint.split(separator: ":", omittingEmptySubsequences: false)
+                guard bytes.count == 32, bytes.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+                    throw AdminError.failed("--android-sha256 \(fingerprint): expected a SHA-256 fingerprint, 32 hex bytes separated by colons")
+                }
+                return fingerprint.uppercased()
+            }
+        }
+
+        if client.refreshIdleLifetime > client.refreshAbsoluteLifetime {
+            throw AdminError.failed("--refresh-idle-lifetime \(client.refreshIdleLifetime) is longer than --refresh-absolute-lifetime \(client.refreshAbsoluteLifetime)")
+        }
+        return changed
     }
 
-    private static func authMethods(_ value: String?, type: Client.ApplicationType) throws -> [Client.AuthMethod] {
-        guard let value else { return Client.defaultAuthMethods(for: type) }
+    static func authMethods(_ value: String, type: Client.ApplicationType) throws -> [Client.AuthMethod] {
         let method: Client.AuthMethod
         switch value {
         case "none": method = .none
@@ -212,8 +337,7 @@ struct AppRequest {
         return [method]
     }
 
-    private static func grantTypes(_ value: String?, type: Client.ApplicationType) throws -> [Client.GrantType] {
-        guard let value else { return Client.defaultGrantTypes(for: type) }
+    static func grantTypes(_ value: String, type: Client.ApplicationType) throws -> [Client.GrantType] {
         var grants: [Client.GrantType] = []
         for name in list(value) {
             guard let grant = Client.GrantType(rawValue: name) else {
@@ -232,21 +356,42 @@ struct AppRequest {
         return grants
     }
 
-    private static func urls(_ arguments: Arguments, _ flag: String, kind: RedirectURIPolicy.ListKind, isNative: Bool) throws -> [String] {
-        let entries = list(arguments.value(flag))
+    static func urls(_ value: String, _ flag: String, kind: RedirectURIPolicy.ListKind, isNative: Bool) throws -> [String] {
+        let entries = list(value)
         for entry in entries {
-            let problems = AppCommands.urlProblems(entry, kind: kind, isNative: isNative)
+            let problems = RedirectURIPolicy.registrationProblems(entry, kind: kind, isNative: isNative)
             if !problems.isEmpty {
                 throw AdminError.failed("\(flag) \(entry): \(problems.joined(separator: "; "))")
             }
         }
-        return entries
+        var unique: [String] = []
+        for entry in entries where !unique.contains(entry) { unique.append(entry) }
+        return unique
     }
 
-    private static func nonEmpty(_ arguments: Arguments, _ flag: String) throws -> String? {
-        guard let value = arguments.value(flag) else { return nil }
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else { throw AdminError.usage("\(flag) needs a value") }
-        return value
+    static func seconds(_ value: String, _ flag: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw AdminError.usage("\(flag) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+        return number
+    }
+
+    static func flag(_ value: String, _ flag: String) throws -> Bool {
+        switch value {
+        case "true": true
+        case "false": false
+        default: throw AdminError.usage("\(flag) must be true or false, not \(value)")
+        }
+    }
+
+    /// A value that may be removed on update by giving it empty.
+    private static func optionalValue(_ value: String, _ flag: String, creating: Bool) throws -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty {
+            if creating { throw AdminError.usage("\(flag) needs a value") }
+            return nil
+        }
+        return trimmed
     }
 
     /// A comma-separated flag value, trimmed, without empty items.
@@ -260,6 +405,6 @@ func storageFailures<T>(_ body: () throws(StorageError) -> T) throws -> T {
     do {
         return try body()
     } catch {
-        throw AdminError.failed(error.description)
+        throw AdminError.failed("\(error)")
     }
 }

@@ -5,8 +5,11 @@ public struct Output: Sendable {
     /// A JSON value (object or array) made of Foundation property-list types.
     public let json: JSONBox
     public let text: String
-    /// Exit status when the output is printed (e.g. 1 when `doctor` found a failure).
+    /// The exit status to report with this output: a command that partly failed (`users import`,
+    /// `doctor` finding a failure) still prints its report, with status 1.
     public var status: Int32 = 0
+    /// The command already wrote its output as it went (`audit tail --follow`); nothing more to print.
+    public var streamed = false
 
     public init(json: Any, text: String) {
         self.json = JSONBox(json)
@@ -27,6 +30,7 @@ public struct Output: Sendable {
     }
 
     func rendered(asJSON: Bool) -> String {
+        if streamed { return "" }
         guard asJSON else { return text }
         let data = (try? JSONSerialization.data(withJSONObject: json.value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)

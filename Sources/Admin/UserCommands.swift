@@ -3,9 +3,9 @@ import Foundation
 import Model
 import Storage
 
-/// `idp-admin users create | list | show`.
+/// `idp-admin users list | show | create | update | block | unblock | set-password | delete | import`.
 enum UserCommands {
-    static let all = [create, list, show]
+    static let all = [list, show, create, update, block, unblock, setPassword, delete, UserImport.command]
 
     static let minimumPasswordLength = 8
 
@@ -95,23 +95,231 @@ enum UserCommands {
         usage: "users show USER_ID|EMAIL [--json]",
         positionals: 1...1,
         run: { invocation in
-            let key = invocation.arguments.positionals[0]
-            let users = SQLiteUserStore(store: try invocation.store())
-            let found = try storageFailures { () throws(StorageError) -> User? in
-                if let user = try users.find(userID: key) { return user }
-                return key.contains("@") ? try users.find(email: key) : nil
-            }
-            guard let user = found else { throw AdminError.failed("no user with id or email \(key)") }
-            var json = summary(user)
-            json["updated_at"] = timestamp(user.updatedAt)
-            json["blocked"] = user.blocked
-            json["logins_count"] = user.loginsCount
-            json["last_login_at"] = user.lastLoginAt.map(timestamp) ?? NSNull()
-            json["has_password"] = user.passwordHash != nil
-            let text = describe(user) + "\nblocked:         \(user.blocked ? "yes" : "no")\nlogins_count:    \(user.loginsCount)"
-                + "\nlast_login_at:   \(user.lastLoginAt.map(timestamp) ?? "never")"
-            return Output(json: json, text: text)
+            let user = try existingUser(invocation.arguments.positionals[0], in: SQLiteUserStore(store: try invocation.store()))
+            return Output(json: details(user), text: describeDetails(user))
         })
+
+    static let update = Command(
+        ["users", "update"],
+        summary: "Change a user's email or profile; the daemon uses the change at once.",
+        usage: "users update USER_ID|EMAIL [--email EMAIL] [--name NAME] [--given-name NAME] [--family-name NAME] [--nickname NAME] [--picture URL] [--email-verified true|false] [--json]",
+        details: """
+            Only the fields given change; an empty value removes a profile field (--name ""). The email stays
+            unique regardless of case. --picture takes an https URL. Passwords are changed with
+            `users set-password`, blocking with `users block`. With --json prints the user as `users show` does.
+            """,
+        valueFlags: ["--email", "--name", "--given-name", "--family-name", "--nickname", "--picture", "--email-verified"],
+        positionals: 1...1,
+        run: { invocation in
+            let arguments = invocation.arguments
+            let users = SQLiteUserStore(store: try invocation.store())
+            var user = try existingUser(arguments.positionals[0], in: users)
+            var changed: [String] = []
+            if let email = arguments.value("--email") {
+                guard looksLikeEmail(email) else {
+                    throw AdminError.failed("--email \(email): not an email address (expected one @ between a name and a domain, no spaces)")
+                }
+                if let other = try storageFailures({ () throws(StorageError) in try users.find(email: email) }), other.userID != user.userID {
+                    throw AdminError.failed("a user with email \(email) already exists (\(other.userID))")
+                }
+                if email != user.email {
+                    // A new address has not been verified, unless the operator says so.
+                    if User.emailKey(email) != User.emailKey(user.email) { user.emailVerified = false }
+                    user.email = email
+                }
+                changed.append("email")
+            }
+            if let value = arguments.value("--email-verified") {
+                switch value {
+                case "true": user.emailVerified = true
+                case "false": user.emailVerified = false
+                default: throw AdminError.usage("--email-verified must be true or false, not \(value)")
+                }
+                changed.append("email_verified")
+            }
+            func text(_ flag: String) -> String?? {
+                guard let value = arguments.value(flag) else { return .none }
+                changed.append(String(flag.dropFirst(2)).replacingOccurrences(of: "-", with: "_"))
+                let trimmed = value.trimmingCharacters(in: .whitespaces)
+                return .some(trimmed.isEmpty ? nil : trimmed)
+            }
+            if case .some(let value) = text("--name") { user.name = value }
+            if case .some(let value) = text("--given-name") { user.givenName = value }
+            if case .some(let value) = text("--family-name") { user.familyName = value }
+            if case .some(let value) = text("--nickname") { user.nickname = value }
+            if case .some(let value) = text("--picture") {
+                if let value, let problem = pictureProblem(value) { throw AdminError.failed("--picture \(value): \(problem)") }
+                user.picture = value
+            }
+            guard !changed.isEmpty else { throw AdminError.usage("nothing to change: give at least one of --email, --name, --given-name, --family-name, --nickname, --picture, --email-verified") }
+            user.updatedAt = wholeSeconds(Date())
+            do {
+                try users.update(user)
+            } catch StorageError.alreadyExists {
+                throw AdminError.failed("a user with email \(user.email) already exists")
+            } catch {
+                throw AdminError.failed("\(error)")
+            }
+            try invocation.audit("users.updated", userID: user.userID, details: ["changed": changed.joined(separator: ",")])
+            return Output(json: details(user), text: "updated \(changed.joined(separator: ", ")) of \(user.userID)\n\n" + describeDetails(user))
+        })
+
+    static let block = Command(
+        ["users", "block"],
+        summary: "Block a user: refused at login, and everything they hold stops working at once.",
+        usage: "users block USER_ID|EMAIL [--json]",
+        details: """
+            A blocked user cannot sign in, and their pending authorization codes, refresh tokens, access tokens
+            (at /userinfo) and browser sessions stop working immediately, also in the running daemon: their
+            grants are revoked and sessions ended, so unblocking does not bring those back (the user signs in again).
+            """,
+        positionals: 1...1,
+        run: { invocation in try setBlocked(true, invocation) })
+
+    static let unblock = Command(
+        ["users", "unblock"],
+        summary: "Unblock a user so they can sign in again.",
+        usage: "users unblock USER_ID|EMAIL [--json]",
+        positionals: 1...1,
+        run: { invocation in try setBlocked(false, invocation) })
+
+    static let setPassword = Command(
+        ["users", "set-password"],
+        summary: "Set a user's password from standard input; their sessions and tokens end.",
+        usage: "users set-password USER_ID|EMAIL --password-stdin [--json]",
+        details: """
+            The password is read from standard input (one trailing newline is removed), never from arguments:
+              printf '%s\\n' "$PASSWORD" | idp-admin users set-password ada@example.com --password-stdin
+            The rules of `users create` apply (at least 8 characters, not a common password; long passwords are
+            kept whole). The user's sessions end and their grants, refresh tokens, access tokens and pending
+            authorization codes are revoked, so every device must sign in again with the new password.
+            """,
+        switchFlags: ["--password-stdin"],
+        positionals: 1...1,
+        run: { invocation in
+            guard invocation.arguments.has("--password-stdin") else {
+                throw AdminError.usage("--password-stdin is required: pipe the password to standard input")
+            }
+            let users = SQLiteUserStore(store: try invocation.store())
+            var user = try existingUser(invocation.arguments.positionals[0], in: users)
+            let password = stripOneNewline(invocation.standardInput())
+            if let problem = passwordProblem(password) { throw AdminError.failed(problem) }
+            do {
+                user.passwordHash = try PasswordHash.hash(password)
+            } catch {
+                throw AdminError.failed("cannot hash the password: \(error)")
+            }
+            let now = wholeSeconds(Date())
+            user.updatedAt = now
+            try storageFailures { () throws(StorageError) in try users.update(user) }
+            let revoked = try storageFailures { () throws(StorageError) in
+                try users.revokeAccess(userID: user.userID, at: now, reason: "password_changed")
+            }
+            try invocation.audit("users.password_set", userID: user.userID, details: revokedDetails(revoked))
+            return Output(json: ["user_id": user.userID, "password_set": true, "revoked_grants": revoked.grants, "ended_sessions": revoked.sessions],
+                          text: "set the password of \(user.email) (\(user.userID)); revoked \(revoked.grants) grant(s), ended \(revoked.sessions) session(s)")
+        })
+
+    static let delete = Command(
+        ["users", "delete"],
+        summary: "Delete a user with their sessions, codes, grants and tokens.",
+        usage: "users delete USER_ID|EMAIL [--json]",
+        details: """
+            Removes the user, their sessions, pending authorization codes, grants and refresh tokens; their
+            access tokens are refused at /userinfo from then on. The audit log keeps their past events. Cannot be undone.
+            """,
+        positionals: 1...1,
+        run: { invocation in
+            let users = SQLiteUserStore(store: try invocation.store())
+            let user = try existingUser(invocation.arguments.positionals[0], in: users)
+            do {
+                try users.delete(userID: user.userID)
+            } catch StorageError.notFound {
+                throw AdminError.failed("no user with id or email \(invocation.arguments.positionals[0])")
+            } catch {
+                throw AdminError.failed("\(error)")
+            }
+            try invocation.audit("users.deleted", userID: user.userID, details: ["email": user.email])
+            return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true],
+                          text: "deleted user \(user.email) (\(user.userID))")
+        })
+
+    private static func setBlocked(_ blocked: Bool, _ invocation: Invocation) throws -> Output {
+        let users = SQLiteUserStore(store: try invocation.store())
+        var user = try existingUser(invocation.arguments.positionals[0], in: users)
+        let now = wholeSeconds(Date())
+        let wasBlocked = user.blocked
+        user.blocked = blocked
+        user.updatedAt = now
+        try storageFailures { () throws(StorageError) in try users.update(user) }
+        var auditDetails: [String: String] = ["email": user.email]
+        var json: [String: Any] = ["user_id": user.userID, "email": user.email, "blocked": blocked]
+        var text = "\(blocked ? "blocked" : "unblocked") \(user.email) (\(user.userID))"
+        if wasBlocked == blocked { text += "; it already was" }
+        if blocked {
+            let revoked = try storageFailures { () throws(StorageError) in
+                try users.revokeAccess(userID: user.userID, at: now, reason: "user_blocked")
+            }
+            auditDetails.merge(revokedDetails(revoked)) { $1 }
+            json["revoked_grants"] = revoked.grants
+            json["ended_sessions"] = revoked.sessions
+            text += "; revoked \(revoked.grants) grant(s), ended \(revoked.sessions) session(s)"
+        }
+        try invocation.audit(blocked ? "users.blocked" : "users.unblocked", userID: user.userID, details: auditDetails)
+        return Output(json: json, text: text)
+    }
+
+    private static func revokedDetails(_ revoked: SQLiteUserStore.RevokedAccess) -> [String: String] {
+        ["revoked_grants": String(revoked.grants), "ended_sessions": String(revoked.sessions), "deleted_codes": String(revoked.codes)]
+    }
+
+    /// The user with this id, or this email (case-insensitively).
+    static func existingUser(_ key: String, in users: SQLiteUserStore) throws -> User {
+        let found = try storageFailures { () throws(StorageError) -> User? in
+            if let user = try users.find(userID: key) { return user }
+            return key.contains("@") ? try users.find(email: key) : nil
+        }
+        guard let user = found else { throw AdminError.failed("no user with id or email \(key)") }
+        return user
+    }
+
+    /// Why `url` is not acceptable as a profile picture, or nil.
+    static func pictureProblem(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "https",
+              let host = components.host, !host.isEmpty else {
+            return "a picture is an absolute https URL"
+        }
+        return nil
+    }
+
+    /// Everything about a user but the password hash.
+    static func details(_ user: User) -> [String: Any] {
+        var json = summary(user)
+        json["given_name"] = user.givenName ?? NSNull()
+        json["family_name"] = user.familyName ?? NSNull()
+        json["nickname"] = user.nickname ?? NSNull()
+        json["picture"] = user.picture ?? NSNull()
+        json["updated_at"] = timestamp(user.updatedAt)
+        json["blocked"] = user.blocked
+        json["logins_count"] = user.loginsCount
+        json["last_login_at"] = user.lastLoginAt.map(timestamp) ?? NSNull()
+        json["has_password"] = user.passwordHash != nil
+        return json
+    }
+
+    static func describeDetails(_ user: User) -> String {
+        describe(user) + """
+
+            given_name:      \(user.givenName ?? "(none)")
+            family_name:     \(user.familyName ?? "(none)")
+            nickname:        \(user.nickname ?? "(none)")
+            picture:         \(user.picture ?? "(none)")
+            blocked:         \(user.blocked ? "yes" : "no")
+            has_password:    \(user.passwordHash != nil ? "yes" : "no")
+            logins_count:    \(user.loginsCount)
+            last_login_at:   \(user.lastLoginAt.map(timestamp) ?? "never")
+            """
+    }
 
     /// `auth0|` and 24 random hex digits: Auth0's user id shape, used as the `sub` claim.
     static func newUserID() -> String {

@@ -28,16 +28,29 @@ public struct AuditStore: Sendable {
                 let rows = try connection.query(
                     "SELECT * FROM (SELECT * FROM audit_events WHERE (?1 IS NULL OR user_id = ?1) ORDER BY id DESC LIMIT ?2) ORDER BY id",
                     [SQLValue(optional: userID), .integer(Int64(limit))])
-                return try rows.map { row in
-                    let detailsText = try row.string("details")
-                    let details = (try? JSONSerialization.jsonObject(with: Data(detailsText.utf8))) as? [String: String] ?? [:]
-                    return AuditEvent(id: try row.int64("id"), time: Date(timeIntervalSince1970: TimeInterval(try row.int64("time"))),
-                                      event: try row.string("event"), userID: try Self.optional(row, "user_id"),
-                                      clientID: try Self.optional(row, "client_id"), ip: try Self.optional(row, "ip"),
-                                      actor: try row.string("actor"), details: details)
-                }
+                return try rows.map(Self.event)
             }
         }
+    }
+
+    /// Events with an id above `id`, oldest first, at most `limit` (for `audit tail --follow`).
+    public func events(after id: Int64, userID: String? = nil, limit: Int = 1000) throws(StorageError) -> [AuditEvent] {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.query(
+                    "SELECT * FROM audit_events WHERE id > ?1 AND (?2 IS NULL OR user_id = ?2) ORDER BY id LIMIT ?3",
+                    [.integer(id), SQLValue(optional: userID), .integer(Int64(limit))]).map(Self.event)
+            }
+        }
+    }
+
+    private static func event(_ row: Row) throws -> AuditEvent {
+        let detailsText = try row.string("details")
+        let details = (try? JSONSerialization.jsonObject(with: Data(detailsText.utf8))) as? [String: String] ?? [:]
+        return AuditEvent(id: try row.int64("id"), time: Date(timeIntervalSince1970: TimeInterval(try row.int64("time"))),
+                          event: try row.string("event"), userID: try Self.optional(row, "user_id"),
+                          clientID: try Self.optional(row, "client_id"), ip: try Self.optional(row, "ip"),
+                          actor: try row.string("actor"), details: details)
     }
 
     private static func optional(_ row: Row, _ column: String) throws -> String? {

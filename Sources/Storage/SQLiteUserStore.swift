@@ -77,6 +77,50 @@ public struct SQLiteUserStore: UserStore {
         }
     }
 
+    /// What `revokeAccess` ended.
+    public struct RevokedAccess: Sendable, Equatable {
+        public var grants: Int
+        public var sessions: Int
+        public var codes: Int
+    }
+
+    /// Makes everything a user holds useless, in one transaction: revokes their live grants (and
+    /// with them their refresh tokens and, through `grant_id`, their access tokens), ends their
+    /// live sessions, and deletes their authorization codes not yet redeemed. For operators
+    /// (blocking, password resets); not part of `UserStore`.
+    @discardableResult
+    public func revokeAccess(userID: String, at time: Date, reason: String) throws(StorageError) -> RevokedAccess {
+        try mapStorageErrors {
+            try database.write { connection in
+                let grants = try connection.run(
+                    "UPDATE grants SET revoked_at = ?1, revoke_reason = ?2 WHERE user_id = ?3 AND revoked_at IS NULL",
+                    [SQLValue(date: time), .text(reason), .text(userID)])
+                _ = try connection.run(
+                    "UPDATE refresh_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND revoked_at IS NULL",
+                    [SQLValue(date: time), .text(userID)])
+                let sessions = try connection.run(
+                    "UPDATE sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL", [SQLValue(date: time), .text(userID)])
+                let codes = try connection.run(
+                    "DELETE FROM authorization_codes WHERE user_id = ?1 AND used_at IS NULL", [.text(userID)])
+                return RevokedAccess(grants: grants, sessions: sessions, codes: codes)
+            }
+        }
+    }
+
+    /// Deletes a user; foreign keys cascade to their sessions, codes, grants and refresh tokens.
+    /// Throws `.notFound` for an unknown id. For operators; not part of `UserStore`.
+    public func delete(userID: String) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
+                    throw StorageError.notFound("user \(userID)")
+                }
+                // refresh_tokens.user_id has no foreign key; the user's tokens went with their grants.
+                _ = try connection.run("DELETE FROM refresh_tokens WHERE user_id = ?", [.text(userID)])
+            }
+        }
+    }
+
     private static func columns(_ user: User) -> [SQLValue] {
         [.text(user.userID), .text(user.email), .text(User.emailKey(user.email)), SQLValue(flag: user.emailVerified),
          SQLValue(optional: user.passwordHash), SQLValue(optional: user.name), SQLValue(optional: user.givenName),
