@@ -12,6 +12,9 @@ import Model
 /// compute the same single successor.
 public struct RefreshTokens: Sendable {
     public let store: any RefreshTokenStore
+    /// When set, a refresh counts as activity of the family's session (`last_seen_at`), and an
+    /// application with `refreshSurvivesLogout` off loses its refresh tokens when the session ends.
+    public let sessions: (any SessionStore)?
     let successorKey: [UInt8]
 
     /// Exactly the text Auth0.swift's `isInvalidRefreshToken` keys on.
@@ -20,9 +23,10 @@ public struct RefreshTokens: Sendable {
 
     /// - Parameter successorKey: a server secret of at least 32 bytes (the daemon derives it from the
     ///   key-encryption key).
-    public init(store: any RefreshTokenStore, successorKey: [UInt8]) {
+    public init(store: any RefreshTokenStore, successorKey: [UInt8], sessions: (any SessionStore)? = nil) {
         precondition(successorKey.count >= 32, "the refresh successor key must have at least 32 bytes")
         self.store = store
+        self.sessions = sessions
         self.successorKey = successorKey
     }
 
@@ -102,6 +106,11 @@ extension TokenEndpoint {
         let grant = try liveGrant(presented.grantID)
         let user = try refreshUser(presented.userID)
         guard now < presented.expiresAt else { throw RefreshTokens.invalid("refresh token family past its absolute lifetime") }
+        let session = try familySession(grant, refreshTokens: refreshTokens)
+        if !client.refreshSurvivesLogout, refreshTokens.sessions != nil, let sessionID = grant.sessionID,
+           session == nil || session?.endedAt != nil {
+            throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
+        }
 
         // Parameter errors are decided up front but, for a token that was already rotated, only
         // reported once the store has ruled out reuse (reuse detection wins over a bad parameter).
@@ -134,6 +143,10 @@ extension TokenEndpoint {
         switch outcome {
         case .rotated, .retried:
             if let parameterError { throw parameterError }
+            if let session, session.endedAt == nil {
+                // Activity for `idp-admin sessions list`; a failure here must not fail the refresh.
+                try? refreshTokens.sessions?.touch(sessionID: session.sessionID, at: now)
+            }
         case .reused(let token):
             try revokeFamily(token.grantID, at: now)
             throw RefreshTokens.invalid("refresh token reused; family \(token.grantID) revoked")
@@ -164,6 +177,16 @@ extension TokenEndpoint {
         guard let requested, !requested.isEmpty else { return }
         guard let granted = grant.audience, Array(granted.utf8) == Array(requested.utf8) else {
             throw OAuthError(.invalidRequest, "audience not granted", detail: "asked \(requested), grant has \(grant.audience ?? "none")")
+        }
+    }
+
+    /// The grant's session, when a session store is configured and the grant has one.
+    func familySession(_ grant: Grant, refreshTokens: RefreshTokens) throws(OAuthError) -> Session? {
+        guard let sessions = refreshTokens.sessions, let sessionID = grant.sessionID else { return nil }
+        do {
+            return try sessions.find(sessionID: sessionID)
+        } catch {
+            throw OAuthError(storage: error)
         }
     }
 

@@ -18,13 +18,17 @@ final class RefreshHarness: @unchecked Sendable {
     static let noRefresh = Client(clientID: "native-norefresh", name: "No refresh", type: .native, grantTypes: [.authorizationCode],
                                   callbacks: [Fixture.nativeCallback], createdAt: Fixture.epoch)
 
+    static let endsWithLogout = Client(clientID: "native-logout", name: "Logout", type: .native, refreshSurvivesLogout: false,
+                                       callbacks: [Fixture.nativeCallback], createdAt: Fixture.epoch)
+
     let clock = MutableClock(Fixture.epoch)
-    let clients = MemoryClientStore([Fixture.native, Fixture.web, noWindow, shortLived, other, noRefresh])
+    let clients = MemoryClientStore([Fixture.native, Fixture.web, noWindow, shortLived, other, noRefresh, endsWithLogout])
+    let sessions = MemorySessionStore()
     let users = Fixture.users()
     let codes = MemoryCodeStore()
     let grants = MemoryGrantStore()
     let store = MemoryRefreshTokenStore()
-    lazy var refreshTokens = RefreshTokens(store: store, successorKey: Self.successorKey)
+    lazy var refreshTokens = RefreshTokens(store: store, successorKey: Self.successorKey, sessions: sessions)
     lazy var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: codes, grants: grants, users: users,
                                       clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
                                       refreshTokens: refreshTokens)
@@ -34,7 +38,9 @@ final class RefreshHarness: @unchecked Sendable {
                 scopes: [String] = ["openid", "profile", "email", "offline_access"], audience: String? = nil) throws -> TokenResponse {
         let request = AuthorizationRequest(clientID: client.clientID, redirectURI: Fixture.nativeCallback, state: "s", nonce: "nonce-456",
                                            scopes: scopes, codeChallenge: Fixture.challenge, codeChallengeMethod: "S256", audience: audience)
-        let code = try CodeIssuer.issue(request: request, session: Fixture.session(user), user: user, clock: clock, codes: codes)
+        let session = Fixture.session(user, id: "sid-" + user.userID)
+        if try sessions.find(sessionID: session.sessionID) == nil { try sessions.create(session) }
+        let code = try CodeIssuer.issue(request: request, session: session, user: user, clock: clock, codes: codes)
         var body = [("client_id", client.clientID), ("grant_type", "authorization_code"), ("code", code),
                     ("code_verifier", Fixture.verifier), ("redirect_uri", Fixture.nativeCallback)]
         var authorization: String?
@@ -97,7 +103,7 @@ struct RefreshGrantTests {
         #expect(stored.clientID == "native-app" && stored.userID == "user-alice" && stored.scope == "openid profile email offline_access")
         #expect(stored.expiresAt == Fixture.epoch + 2_592_000 && stored.isUnused)
         let grant = try #require(try harness.grants.find(grantID: stored.grantID))
-        #expect(grant.sessionID == "sid-1")
+        #expect(grant.sessionID == "sid-user-alice")
 
         #expect(try harness.signIn(scopes: ["openid", "profile"]).refreshToken == nil)
         #expect(try harness.signIn(client: RefreshHarness.noRefresh).refreshToken == nil)
@@ -316,6 +322,25 @@ struct RefreshGrantTests {
     @Test func theRefreshGrantNeedsTheClientToAllowIt() throws {
         let harness = RefreshHarness()
         expectError(.unauthorizedClient) { () throws(OAuthError) in try harness.refresh("x", clientID: RefreshHarness.noRefresh.clientID) }
+    }
+
+    @Test func aRefreshIsActivityOfTheSession() throws {
+        let harness = RefreshHarness()
+        let r0 = try #require(try harness.signIn().refreshToken)
+        harness.clock.advance(by: 600)
+        _ = try harness.refresh(r0)
+        #expect(try harness.sessions.find(sessionID: "sid-user-alice")?.lastSeenAt == Fixture.epoch + 600)
+    }
+
+    /// `refreshSurvivesLogout` off: ending the session ends the refresh tokens; on (the default) they live on.
+    @Test func refreshTokensMayEndWithTheSession() throws {
+        let harness = RefreshHarness()
+        let survives = try #require(try harness.signIn().refreshToken)
+        let ends = try #require(try harness.signIn(client: RefreshHarness.endsWithLogout).refreshToken)
+        let next = try #require(try harness.refresh(ends, clientID: RefreshHarness.endsWithLogout.clientID).refreshToken)
+        try harness.sessions.end(sessionID: "sid-user-alice", at: harness.clock.now)
+        expectDeadToken { () throws(OAuthError) in try harness.refresh(next, clientID: RefreshHarness.endsWithLogout.clientID) }
+        #expect(try harness.refresh(survives).refreshToken != nil)
     }
 
     @Test func successorsAreDeterministicAndKeyed() {

@@ -151,9 +151,53 @@ import TestSupport
         #expect(try refresh(fixture, clientID: app.clientID, token: laptopNext).text == Self.deadBody)
     }
 
+    /// D02 through HTTP: 50 simultaneous refreshes of one token. Window on: all get the same successor.
+    /// Window off: exactly one 200; the other 49 are reuse (invalid_grant), which revokes the family,
+    /// the winner's successor included.
+    @Test(arguments: [true, false])
+    func fiftySimultaneousRefreshes(window: Bool) throws {
+        let fixture = try SignInFixture()
+        let app = try fixture.createApp()
+        try fixture.createUser()
+        if !window { try setReuseInterval(fixture, clientID: app.clientID, seconds: 0) }
+        let r0 = try #require(try signIn(fixture, Browser(directory: fixture.daemon.directory), clientID: app.clientID)["refresh_token"] as? String)
+        let collected = Responses()
+        let group = DispatchGroup()
+        for _ in 0..<50 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                let response = try? refresh(fixture, clientID: app.clientID, token: r0)
+                let token = (try? response?.json())?["refresh_token"] as? String
+                collected.append((response?.status ?? -1, response?.text ?? "", token))
+            }
+        }
+        group.wait()
+        let responses = collected.all
+        #expect(responses.count == 50)
+        let successes = responses.filter { $0.status == 200 }
+        if window {
+            #expect(successes.count == 50, "\(responses.filter { $0.status != 200 }.map(\.body))")
+            #expect(Set(successes.compactMap(\.token)).count == 1)
+        } else {
+            #expect(successes.count == 1)
+            #expect(responses.filter { $0.status == 400 && $0.body == Self.deadBody }.count == 49)
+            let winner = try #require(successes.first?.token)
+            #expect(try refresh(fixture, clientID: app.clientID, token: winner).text == Self.deadBody)
+        }
+    }
+
     @Test func discoveryListsTheRefreshGrant() throws {
         let fixture = try SignInFixture()
         let discovery = try Curl.get(fixture.issuer + ".well-known/openid-configuration").json()
         #expect(discovery["grant_types_supported"] as? [String] == ["authorization_code", "refresh_token"])
     }
+}
+
+/// Responses gathered from many threads.
+private final class Responses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(status: Int, body: String, token: String?)] = []
+    func append(_ item: (status: Int, body: String, token: String?)) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [(status: Int, body: String, token: String?)] { lock.lock(); defer { lock.unlock() }; return items }
 }
