@@ -18,7 +18,10 @@ public struct Arguments: Sendable {
         while index < words.count {
             let word = words[index]
             index += 1
-            guard !flagsEnded, word.hasPrefix("-"), word != "-" else {
+            // Flags are `--long` (and `-h`); other words starting with one dash are values, since
+            // key ids and other base64url identifiers may begin with "-".
+            let isFlag = word.hasPrefix("--") || switchFlags.contains(word) || valueFlags.contains(word)
+            guard !flagsEnded, isFlag else {
                 parsed.positionals.append(word)
                 continue
             }

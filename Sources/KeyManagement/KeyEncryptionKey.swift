@@ -14,6 +14,12 @@ public struct KeyEncryptionKey: Sendable {
         self.source = source
     }
 
+    /// A 32-byte server secret for `purpose`, HMAC-SHA256(key-encryption key, purpose), so other
+    /// features (e.g. refresh-token successors) get their own key without storing another secret.
+    public func derivedKey(purpose: String) -> [UInt8] {
+        HMAC.sha256(key: bytes, data: Array(purpose.utf8))
+    }
+
     /// Loads the key from `key_encryption_key`, else from `key_encryption_key_file`.
     ///
     /// - Parameter mayCreate: create the file (mode 0600) when it is missing. Only allowed

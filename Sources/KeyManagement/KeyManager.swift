@@ -24,6 +24,9 @@ public struct KeyManager: Sendable {
         return manager
     }
 
+    /// A server secret derived from the key-encryption key (`KeyEncryptionKey.derivedKey`).
+    public func derivedKey(purpose: String) -> [UInt8] { vault.keyEncryptionKey.derivedKey(purpose: purpose) }
+
     /// The current keys, decrypted.
     public func keySet() throws(KeyError) -> KeySet {
         try KeySet(records: try list(), vault: vault)

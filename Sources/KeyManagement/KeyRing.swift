@@ -16,6 +16,9 @@ public final class KeyRing: Sendable {
         state = Mutex((fingerprint, try manager.keySet()))
     }
 
+    /// A server secret derived from the key-encryption key (`KeyEncryptionKey.derivedKey`).
+    public func derivedKey(purpose: String) -> [UInt8] { manager.derivedKey(purpose: purpose) }
+
     /// The keys to sign and verify with now.
     public var current: KeySet { state.withLock { $0.keys } }
 

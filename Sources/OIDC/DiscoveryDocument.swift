@@ -34,7 +34,7 @@ public struct DiscoveryDocument: Sendable {
             "jwks_uri": issuer + Path.jwks,
             "response_types_supported": ["code"],
             "response_modes_supported": ["query", "form_post"],
-            "grant_types_supported": ["authorization_code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "code_challenge_methods_supported": ["S256"],

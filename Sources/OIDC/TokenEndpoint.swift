@@ -13,9 +13,11 @@ public struct TokenIssuance: Sendable, Equatable {
     public let nonce: String?
     public let authTime: Date?
     public let sessionID: String?
+    /// The refresh token to return (a new family's first, or a rotation's successor); nil for none.
+    public let refreshToken: String?
 
     public init(client: Client, user: User, grant: Grant, scopes: [String], audience: String?, nonce: String?,
-                authTime: Date?, sessionID: String?) {
+                authTime: Date?, sessionID: String?, refreshToken: String? = nil) {
         self.client = client
         self.user = user
         self.grant = grant
@@ -24,6 +26,7 @@ public struct TokenIssuance: Sendable, Equatable {
         self.nonce = nonce
         self.authTime = authTime
         self.sessionID = sessionID
+        self.refreshToken = refreshToken
     }
 }
 
@@ -37,9 +40,11 @@ public struct TokenEndpoint: Sendable {
     public let users: any UserStore
     public let clock: any Clock
     public let minter: TokenMinter
+    /// Refresh tokens; nil → none issued and the `refresh_token` grant is unsupported.
+    public let refreshTokens: RefreshTokens?
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
-                users: any UserStore, clock: any Clock, minter: TokenMinter) {
+                users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil) {
         self.issuer = issuer
         self.clients = clients
         self.codes = codes
@@ -47,6 +52,7 @@ public struct TokenEndpoint: Sendable {
         self.users = users
         self.clock = clock
         self.minter = minter
+        self.refreshTokens = refreshTokens
     }
 
     typealias GrantHandler = @Sendable (TokenEndpoint, TokenRequest, AuthenticatedClient) throws(OAuthError) -> TokenIssuance
@@ -56,6 +62,9 @@ public struct TokenEndpoint: Sendable {
     static let grantHandlers: [String: GrantHandler] = [
         Client.GrantType.authorizationCode.rawValue: { endpoint, request, client throws(OAuthError) in
             try endpoint.authorizationCodeGrant(request, client: client)
+        },
+        Client.GrantType.refreshToken.rawValue: { endpoint, request, client throws(OAuthError) in
+            try endpoint.refreshTokenGrant(request, client: client)
         },
     ]
 
@@ -104,9 +113,14 @@ public struct TokenEndpoint: Sendable {
         } catch {
             throw OAuthError(storage: error)
         }
+        let scopes = AuthorizationRequest.canonicalScopes(stored.scope)
+        var refreshToken: String?
+        if issuesRefreshToken(scopes: scopes, client: client.client) {
+            refreshToken = try issueFirstRefreshToken(grant: grant, client: client.client, userID: stored.userID, now: now)
+        }
         return TokenIssuance(client: client.client, user: user, grant: grant,
-                             scopes: AuthorizationRequest.canonicalScopes(stored.scope), audience: stored.audience,
-                             nonce: stored.nonce, authTime: stored.authTime, sessionID: stored.sessionID)
+                             scopes: scopes, audience: stored.audience,
+                             nonce: stored.nonce, authTime: stored.authTime, sessionID: stored.sessionID, refreshToken: refreshToken)
     }
 
     /// Marks the code used (atomically, before any other check, so a failed attempt burns it).

@@ -19,7 +19,8 @@ public struct TokenResponse: Sendable, Equatable {
     public var expiresIn: Int
     /// Space-separated granted scopes.
     public var scope: String
-    /// Hook for the refresh-token work (issued when `offline_access` is granted); nil for now.
+    /// Issued when `offline_access` was granted and the application allows the refresh_token grant;
+    /// a refresh returns the rotated successor.
     public var refreshToken: String?
 
     /// Compact JSON, sorted keys; absent members are omitted.
@@ -52,14 +53,14 @@ public struct TokenMinter: Sendable {
     /// The userinfo URL, the access token's default audience.
     public var userinfoAudience: String { issuer + DiscoveryDocument.Path.userinfo }
 
-    /// The full token response: access token, ID token when `openid` was granted.
+    /// The full token response: access token, ID token when `openid` was granted, refresh token when issued.
     public func response(for issuance: TokenIssuance) throws(OAuthError) -> TokenResponse {
         let now = clock.now
         let accessToken = try self.accessToken(for: issuance, now: now)
         let idToken = issuance.scopes.contains("openid") ? try self.idToken(for: issuance, now: now) : nil
         return TokenResponse(accessToken: accessToken, idToken: idToken, tokenType: "Bearer",
                              expiresIn: issuance.client.accessTokenLifetime, scope: issuance.scopes.joined(separator: " "),
-                             refreshToken: nil)
+                             refreshToken: issuance.refreshToken)
     }
 
     /// The ID token claims: `iss sub aud azp exp iat auth_time nonce? sid?` plus scope claims.

@@ -61,7 +61,9 @@ struct Routes {
 
         let minter = TokenMinter(issuer: settings.issuer.url, signer: KeyRingSigner(keyRing: keyRing), clock: services.clock)
         let tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
-                                   grants: services.grants, users: services.users, clock: services.clock, minter: minter)
+                                   grants: services.grants, users: services.users, clock: services.clock, minter: minter,
+                                   refreshTokens: RefreshTokens(store: services.refreshTokens, successorKey: services.refreshSuccessorKey,
+                                                                sessions: services.sessions))
         router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: tokens).handle)
         let userinfo = UserinfoEndpoint(services: services)
         router.add("GET", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)

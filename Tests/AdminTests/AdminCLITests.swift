@@ -68,3 +68,23 @@ import Settings
         #expect(EffectiveSettings.describe(reloaded) == described)
     }
 }
+
+@Suite struct ArgumentParsingTests {
+    @Test(arguments: [
+        (["-abc_DEF"], ["-abc_DEF"], false),
+        (["--json", "-x1"], ["-x1"], true),
+        (["--", "--json"], ["--json"], false),
+        (["-h"], [], false),
+    ])
+    func singleDashWordsAreValues(words: [String], positionals: [String], json: Bool) throws {
+        let parsed = try Arguments.parse(words, valueFlags: ["--config"], switchFlags: ["--json", "--help", "-h"])
+        #expect(parsed.positionals == positionals)
+        #expect(parsed.has("--json") == json)
+    }
+
+    @Test func unknownDoubleDashFlagsAreStillUsageErrors() {
+        #expect(throws: AdminError.self) {
+            try Arguments.parse(["--jsn"], valueFlags: [], switchFlags: ["--json"])
+        }
+    }
+}

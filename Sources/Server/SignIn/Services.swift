@@ -15,6 +15,9 @@ struct Services: Sendable {
     let codes: any AuthorizationCodeStore
     let sessions: any SessionStore
     let grants: any GrantStore
+    let refreshTokens: any RefreshTokenStore
+    /// Derives refresh-token successors (a server secret from the key-encryption key).
+    let refreshSuccessorKey: [UInt8]
     let transactions: any LoginTransactionStore
     let audit: AuditStore
     let passwords: PasswordAuthenticator
@@ -35,6 +38,8 @@ struct Services: Sendable {
         codes = SQLiteAuthorizationCodeStore(store: store)
         sessions = SQLiteSessionStore(store: store)
         grants = SQLiteGrantStore(store: store)
+        refreshTokens = SQLiteRefreshTokenStore(store: store)
+        refreshSuccessorKey = keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1")
         transactions = SQLiteLoginTransactionStore(store: store)
         audit = AuditStore(store: store)
         passwords = PasswordAuthenticator(users: users, clock: clock)

@@ -1,0 +1,97 @@
+import Foundation
+
+/// One refresh token of a token family (a `Grant`), stored only as the digest of its value.
+///
+/// Rotation marks a token `rotatedAt` and records its `successorHash`; the successor keeps the
+/// family's original scope and absolute expiry.
+public struct RefreshToken: Sendable, Equatable {
+    /// Digest of the token value; the value itself is never stored.
+    public var tokenHash: String
+    /// The token family.
+    public var grantID: String
+    public var clientID: String
+    public var userID: String
+    /// Space-separated scopes of the family (never narrowed by a refresh).
+    public var scope: String
+    public var issuedAt: Date
+    /// The family's absolute expiry, counted from its first issue.
+    public var expiresAt: Date
+    /// For the inactivity lifetime: the issue time, or when it was last exchanged.
+    public var lastUsedAt: Date
+    public var rotatedAt: Date?
+    public var successorHash: String?
+    public var revokedAt: Date?
+
+    public init(tokenHash: String, grantID: String, clientID: String, userID: String, scope: String, issuedAt: Date,
+                expiresAt: Date, lastUsedAt: Date? = nil, rotatedAt: Date? = nil, successorHash: String? = nil,
+                revokedAt: Date? = nil) {
+        self.tokenHash = tokenHash
+        self.grantID = grantID
+        self.clientID = clientID
+        self.userID = userID
+        self.scope = scope
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt ?? issuedAt
+        self.rotatedAt = rotatedAt
+        self.successorHash = successorHash
+        self.revokedAt = revokedAt
+    }
+
+    /// Neither exchanged nor revoked (expiry is the caller's check).
+    public var isUnused: Bool { rotatedAt == nil && revokedAt == nil }
+}
+
+/// What presenting a refresh token found, decided in one atomic step.
+public enum RefreshRotation: Sendable, Equatable {
+    /// First use: the presented token is now rotated and `successor` was stored.
+    case rotated(presented: RefreshToken, successor: RefreshToken)
+    /// A retry inside the overlap window: the presented token was rotated to exactly this
+    /// successor less than `reuseInterval` seconds ago and the successor is still unused.
+    /// Nothing changed.
+    case retried(presented: RefreshToken, successor: RefreshToken)
+    /// Reuse of a rotated token (outside the window, or its successor was already used, or the
+    /// window is off): the caller revokes the whole family.
+    case reused(RefreshToken)
+    /// The token (or, for a retry, its successor) was revoked.
+    case revoked(RefreshToken)
+    case unknown
+}
+
+public protocol RefreshTokenStore: Sendable {
+    /// Throws `.alreadyExists` for a taken hash.
+    func insert(_ token: RefreshToken) throws(StorageError)
+    func find(tokenHash: String) throws(StorageError) -> RefreshToken?
+    /// In ONE atomic step (SQLite: one `BEGIN IMMEDIATE` transaction): if `tokenHash` is unused,
+    /// marks it rotated at `time` to `successor` and inserts `successor` (all or nothing); otherwise
+    /// reports a retry inside `reuseInterval` seconds (0 disables it), a reuse, a revocation or an
+    /// unknown token. Of concurrent callers exactly one sees `.rotated`.
+    func rotate(tokenHash: String, successor: RefreshToken, reuseInterval: Int, at time: Date) throws(StorageError) -> RefreshRotation
+    /// Marks every not yet revoked token of the family revoked at `time`.
+    func revokeFamily(grantID: String, at time: Date) throws(StorageError)
+    /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
+    /// for the user's sessions.
+    func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int]
+}
+
+extension RefreshRotation {
+    /// The longest overlap window an application may configure, in seconds.
+    public static let maximumReuseInterval = 60
+
+    /// The outcome for a presented token that could not be rotated because it already was, or was
+    /// revoked; shared by the stores so they decide alike. `storedSuccessor` is the token its
+    /// `successorHash` names, if any.
+    public static func decide(presented: RefreshToken, storedSuccessor: RefreshToken?, expectedSuccessorHash: String,
+                              reuseInterval: Int, at time: Date) -> RefreshRotation {
+        guard presented.revokedAt == nil else { return .revoked(presented) }
+        guard let rotatedAt = presented.rotatedAt else { return .revoked(presented) }
+        let window = min(max(reuseInterval, 0), maximumReuseInterval)
+        guard window > 0, presented.successorHash == expectedSuccessorHash,
+              time.timeIntervalSince(rotatedAt) <= TimeInterval(window), let successor = storedSuccessor else {
+            return .reused(presented)
+        }
+        guard successor.revokedAt == nil else { return .revoked(successor) }
+        guard successor.rotatedAt == nil else { return .reused(presented) }
+        return .retried(presented: presented, successor: successor)
+    }
+}

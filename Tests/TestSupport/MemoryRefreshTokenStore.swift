@@ -1,0 +1,89 @@
+import Foundation
+import Model
+
+/// In-memory `RefreshTokenStore` with the SQLite store's semantics: rotation decided and applied
+/// under one lock, all or nothing. Shares `MemoryDatabase` so `MemoryGrantStore.revoke` (which
+/// marks `database.refreshTokens`) revokes these tokens too, and session counts see the grants.
+public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendable {
+    public let database: MemoryDatabase
+    private let lock = NSLock()
+    private var tokens: [String: RefreshToken] = [:]
+    /// Fault injection (K03): the next successor insert inside `rotate` throws after the presented
+    /// token was marked rotated; the store must undo that.
+    public var failNextSuccessorInsert = false
+
+    public init(database: MemoryDatabase = MemoryDatabase()) { self.database = database }
+
+    public func insert(_ token: RefreshToken) throws(StorageError) {
+        try withLock { () throws(StorageError) in try insertLocked(token) }
+    }
+
+    public func find(tokenHash: String) throws(StorageError) -> RefreshToken? {
+        withLock { current(tokenHash) }
+    }
+
+    public func rotate(tokenHash: String, successor: RefreshToken, reuseInterval: Int,
+                       at time: Date) throws(StorageError) -> RefreshRotation {
+        try withLock { () throws(StorageError) -> RefreshRotation in
+            guard let presented = current(tokenHash) else { return .unknown }
+            guard presented.isUnused else {
+                return RefreshRotation.decide(presented: presented, storedSuccessor: presented.successorHash.flatMap(current),
+                                              expectedSuccessorHash: successor.tokenHash, reuseInterval: reuseInterval, at: time)
+            }
+            let before = tokens[tokenHash]
+            tokens[tokenHash]?.rotatedAt = time
+            tokens[tokenHash]?.lastUsedAt = time
+            tokens[tokenHash]?.successorHash = successor.tokenHash
+            do throws(StorageError) {
+                if failNextSuccessorInsert {
+                    failNextSuccessorInsert = false
+                    throw StorageError.unavailable("injected failure after consuming the presented token")
+                }
+                try insertLocked(successor)
+            } catch {
+                tokens[tokenHash] = before  // Roll back: all or nothing.
+                throw error
+            }
+            return .rotated(presented: current(tokenHash)!, successor: successor)
+        }
+    }
+
+    public func revokeFamily(grantID: String, at time: Date) throws(StorageError) {
+        withLock {
+            for (hash, token) in tokens where token.grantID == grantID && token.revokedAt == nil {
+                tokens[hash]?.revokedAt = time
+            }
+        }
+    }
+
+    public func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int] {
+        let all = withLock { tokens.keys.compactMap(current) }
+        let grants = (try? database.locked { database.grants }) ?? [:]
+        var counts: [String: Int] = [:]
+        for token in all where token.isUnused && time < token.expiresAt {
+            guard let grant = grants[token.grantID], grant.userID == userID, grant.revokedAt == nil,
+                  let sessionID = grant.sessionID else { continue }
+            counts[sessionID, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// The token with any revocation `MemoryGrantStore.revoke` recorded in the shared database.
+    private func current(_ hash: String) -> RefreshToken? {
+        guard var token = tokens[hash] else { return nil }
+        if token.revokedAt == nil, let revoked = database.refreshTokenRevokedAt(hash: hash) { token.revokedAt = revoked }
+        return token
+    }
+
+    private func insertLocked(_ token: RefreshToken) throws(StorageError) {
+        guard tokens[token.tokenHash] == nil else { throw .alreadyExists("refresh token") }
+        tokens[token.tokenHash] = token
+        database.addRefreshToken(hash: token.tokenHash, grantID: token.grantID)
+    }
+
+    private func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
