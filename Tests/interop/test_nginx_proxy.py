@@ -1,7 +1,7 @@
 """Gatehouse behind a real nginx using Config/nginx.conf (negative tests, group J rows without sign-in).
 
-Run:  IDP_BIN_DIR=.build/debug python3 -m pytest -q Tests/interop/test_nginx_proxy.py
-(ProductionTests.InteropTests runs it from `swift test`.) Needs nginx (Debian nginx-light), openssl, curl.
+Run:  python3 -m pytest -q Tests/interop/test_nginx_proxy.py  (part of scripts/test)
+Needs nginx (Debian nginx-light), openssl, curl; binaries as located by harness.locate_binaries.
 """
 import json
 import os
@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from harness import locate_binaries
+
 ROOT = Path(__file__).resolve().parents[2]
-BIN_DIR = Path(os.environ.get("IDP_BIN_DIR", ROOT / ".build" / "debug")).resolve()
+BIN_DIR = locate_binaries().resolve()
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
-pytestmark = pytest.mark.skipif(not Path(NGINX).exists(), reason="nginx is not installed")
 
 
 def free_port():
