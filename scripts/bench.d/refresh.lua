@@ -1,0 +1,31 @@
+-- wrk: rotates refresh tokens. Each thread owns a share of the pool; every response's
+-- successor replaces the token it used, so each request presents a live token (rotation,
+-- not the retry path). Set POOL (token file) and CLIENT in the environment.
+local counter = 0
+function setup(thread)
+  thread:set("id", counter)
+  counter = counter + 1
+end
+
+function init(args)
+  queue = {}
+  local threads = tonumber(os.getenv("WRK_THREADS") or "2")
+  local index = 0
+  for line in io.lines(os.getenv("POOL")) do
+    if index % threads == id then table.insert(queue, line) end
+    index = index + 1
+  end
+  client = os.getenv("CLIENT")
+end
+
+function request()
+  local token = table.remove(queue, 1)
+  if token == nil then token = "exhausted" end
+  local body = '{"grant_type":"refresh_token","client_id":"' .. client .. '","refresh_token":"' .. token .. '"}'
+  return wrk.format("POST", "/oauth/token", { ["Content-Type"] = "application/json" }, body)
+end
+
+function response(status, headers, body)
+  local successor = string.match(body, '"refresh_token":"([^"]+)"')
+  if successor then table.insert(queue, successor) end
+end
