@@ -1,6 +1,6 @@
-/// Renders authorization responses onto the client's redirect URI (RFC 6749 §4.1.2, OAuth 2.0
-/// Form Post Response Mode). Values are always percent-encoded, so CR, LF, quotes or angle
-/// brackets in `state` cannot split headers or inject markup (A15, A17).
+/// Renders authorization responses onto the client's redirect URI (RFC 6749 §4.1.2). Values are
+/// always percent-encoded, so CR, LF, quotes or angle brackets in `state` cannot split headers
+/// or inject markup (A15, A17). The `form_post` page is the web layer's (`FormPostPage`).
 public enum AuthorizationResponse {
     /// The `Location` for `response_mode=query`: parameters appended to the redirect URI's
     /// query (an existing query is kept and extended with `&`).
@@ -17,23 +17,6 @@ public enum AuthorizationResponse {
         return url + encoded
     }
 
-    /// The fields of the auto-submitting form for `response_mode=form_post` (raw values; see `formPostPage`).
-    public static func formPostFields(for target: RedirectTarget, parameters: [(String, String)]) -> [(name: String, value: String)] {
-        parameters.map { (name: $0.0, value: $0.1) }
-    }
-
-    /// A complete HTML page that POSTs the parameters to the redirect URI; every value HTML-escaped.
-    /// The script is inline, so serve it with a CSP that allows it (e.g. a hash or nonce).
-    public static func formPostPage(for target: RedirectTarget, parameters: [(String, String)]) -> String {
-        var html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Submit</title></head>"
-        html += "<body onload=\"document.forms[0].submit()\"><form method=\"post\" action=\"\(htmlEscape(target.redirectURI))\">"
-        for field in formPostFields(for: target, parameters: parameters) {
-            html += "<input type=\"hidden\" name=\"\(htmlEscape(field.name))\" value=\"\(htmlEscape(field.value))\">"
-        }
-        html += "<noscript><button type=\"submit\">Continue</button></noscript></form></body></html>\n"
-        return html
-    }
-
     /// Percent-encodes every byte outside RFC 3986 unreserved characters.
     public static func percentEncode(_ value: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
@@ -47,22 +30,5 @@ public enum AuthorizationResponse {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Escapes `& < > " '` for HTML text and attribute values.
-    public static func htmlEscape(_ value: String) -> String {
-        var out = ""
-        out.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 }
