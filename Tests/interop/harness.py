@@ -451,7 +451,9 @@ def start_behind_nginx(bin_dir: Path, workdir: Path, cert: Path, key: Path, atte
         port = free_port()
         socket_dir = short_socket_dir()
         sock = socket_dir / "idp.sock"
-        idp = Idp(bin_dir, workdir / f"idp-{attempt}", issuer=f"https://127.0.0.1:{port}/", listen=f"unix:{sock}")
+        # nginx is the only peer on the socket, so it is trusted: the client IP comes from its X-Forwarded-For.
+        idp = Idp(bin_dir, workdir / f"idp-{attempt}", issuer=f"https://127.0.0.1:{port}/", listen=f"unix:{sock}",
+                  extra_env={"IDP_TRUSTED_PROXIES": "unix"})
         nginx = Nginx(workdir / f"nginx-{attempt}", port, sock, cert, key)
         try:
             idp.start()

@@ -206,6 +206,11 @@ def test_auth0_swift_login_replay(gatehouse_tls, native_app):
     check_user_profile(profile.json())
     assert profile.json()["sub"] == claims["sub"]
 
+    # The audit log records the client address nginx saw, not the unix socket it came through.
+    events = deployment.admin("audit", "tail", "--json")
+    logins = [event for event in events if event["event"] == "login.succeeded"]
+    assert logins and logins[-1]["ip"] == "127.0.0.1", logins
+
 
 def test_auth0_swift_sso_with_max_age(gatehouse_tls, native_app):
     """A second WebAuth login in the same browser with max_age: no form, auth_time present and fresh."""
