@@ -13,6 +13,8 @@ public struct TokenIssuance: Sendable, Equatable {
     public let nonce: String?
     public let authTime: Date?
     public let sessionID: String?
+    /// Set by the client_credentials grant: minting takes `TokenMinter.machineResponse` (ClientCredentialsGrant.swift).
+    public var machine: MachineIssuance? = nil
 
     public init(client: Client, user: User, grant: Grant, scopes: [String], audience: String?, nonce: String?,
                 authTime: Date?, sessionID: String?) {
@@ -37,6 +39,8 @@ public struct TokenEndpoint: Sendable {
     public let users: any UserStore
     public let clock: any Clock
     public let minter: TokenMinter
+    /// APIs and client grants, for client_credentials (set by the web layer; nil → that grant fails).
+    public var apis: (any APIStore)? = nil
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter) {
@@ -56,6 +60,9 @@ public struct TokenEndpoint: Sendable {
     static let grantHandlers: [String: GrantHandler] = [
         Client.GrantType.authorizationCode.rawValue: { endpoint, request, client throws(OAuthError) in
             try endpoint.authorizationCodeGrant(request, client: client)
+        },
+        Client.GrantType.clientCredentials.rawValue: { endpoint, request, client throws(OAuthError) in
+            try endpoint.clientCredentialsGrant(request, client: client)
         },
     ]
 

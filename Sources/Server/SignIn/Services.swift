@@ -19,6 +19,9 @@ struct Services: Sendable {
     let audit: AuditStore
     let passwords: PasswordAuthenticator
     let cookies: CookieSpec
+    /// APIs and client grants; refresh-token and session-grant lookups (revocation, introspection, logout).
+    let apis: any APIStore
+    let lifecycle: any LifecycleLookup
 
     var issuer: Issuer { settings.issuer }
 
@@ -36,6 +39,8 @@ struct Services: Sendable {
         audit = AuditStore(store: store)
         passwords = PasswordAuthenticator(users: users, clock: clock)
         cookies = CookieSpec(issuer: settings.issuer)
+        apis = SQLiteAPIStore(store: store)
+        lifecycle = SQLiteLifecycleLookup(store: store)
     }
 
     /// Writes an audit event; a failure is logged, never shown to the user.
