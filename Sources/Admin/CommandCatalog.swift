@@ -1,4 +1,4 @@
 /// Every `idp-admin` command, in the order `idp-admin help` lists them.
 enum CommandCatalog {
-    static let all: [Command] = [ConfigCommands.check] + KeyCommands.all + AppCommands.all + [TestCallbackCommand.command] + UserCommands.all + DatabaseCommands.all
+    static let all: [Command] = [ConfigCommands.check] + KeyCommands.all + AppCommands.all + [TestCallbackCommand.command] + UserCommands.all + DatabaseCommands.all + APICommands.all
 }
