@@ -52,7 +52,7 @@ enum APICommands {
                 throw AdminError.usage("--name is required")
             }
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-            let api = API(apiID: "api_" + Random.token(bytes: 12), identifier: identifier, name: name,
+            let api = API(apiID: "api_" + Random.token(bytes: 16), identifier: identifier, name: name,
                           scopes: try scopes(arguments.value("--scopes")) ?? [],
                           tokenLifetime: try lifetime(arguments.value("--token-lifetime")) ?? 86_400,
                           signingAlgorithm: try algorithm(arguments.value("--signing-alg")) ?? "RS256", createdAt: now)
