@@ -1,5 +1,6 @@
 /// Every `idp-admin` command, in the order `idp-admin help` lists them.
 enum CommandCatalog {
     static let all: [Command] = [ConfigCommands.check] + KeyCommands.all + AppCommands.all + [TestCallbackCommand.command]
-        + UserCommands.all + SessionCommands.all + AuditCommands.all + DatabaseCommands.all + [DoctorCommand.doctor]
+        + APICommands.all + UserCommands.all + SessionCommands.all + AuditCommands.all + DatabaseCommands.all
+        + [DoctorCommand.doctor]
 }

@@ -15,6 +15,8 @@ public struct TokenIssuance: Sendable, Equatable {
     public let sessionID: String?
     /// The refresh token to return (a new family's first, or a rotation's successor); nil for none.
     public let refreshToken: String?
+    /// Set by the client_credentials grant: minting takes `TokenMinter.machineResponse` (ClientCredentialsGrant.swift).
+    public var machine: MachineIssuance? = nil
 
     public init(client: Client, user: User, grant: Grant, scopes: [String], audience: String?, nonce: String?,
                 authTime: Date?, sessionID: String?, refreshToken: String? = nil) {
@@ -42,6 +44,8 @@ public struct TokenEndpoint: Sendable {
     public let minter: TokenMinter
     /// Refresh tokens; nil → none issued and the `refresh_token` grant is unsupported.
     public let refreshTokens: RefreshTokens?
+    /// APIs and client grants, for client_credentials (set by the web layer; nil → that grant fails).
+    public var apis: (any APIStore)? = nil
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil) {
@@ -65,6 +69,9 @@ public struct TokenEndpoint: Sendable {
         },
         Client.GrantType.refreshToken.rawValue: { endpoint, request, client throws(OAuthError) in
             try endpoint.refreshTokenGrant(request, client: client)
+        },
+        Client.GrantType.clientCredentials.rawValue: { endpoint, request, client throws(OAuthError) in
+            try endpoint.clientCredentialsGrant(request, client: client)
         },
     ]
 

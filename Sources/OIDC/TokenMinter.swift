@@ -55,6 +55,7 @@ public struct TokenMinter: Sendable {
 
     /// The full token response: access token, ID token when `openid` was granted, refresh token when issued.
     public func response(for issuance: TokenIssuance) throws(OAuthError) -> TokenResponse {
+        if let machine = issuance.machine { return try machineResponse(for: issuance, machine: machine) }
         let now = clock.now
         let accessToken = try self.accessToken(for: issuance, now: now)
         let idToken = issuance.scopes.contains("openid") ? try self.idToken(for: issuance, now: now) : nil

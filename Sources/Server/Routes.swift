@@ -19,6 +19,7 @@ struct Routes {
         addDiscovery(to: &router)
         addStaticAssets(to: &router)
         addSignIn(to: &router)
+        addLifecycle(to: &router)
         return router
     }
 
@@ -60,10 +61,11 @@ struct Routes {
         router.add("GET", "authorize/resume", execution: .worker, ResumeEndpoint(services: services).handle)
 
         let minter = TokenMinter(issuer: settings.issuer.url, signer: KeyRingSigner(keyRing: keyRing), clock: services.clock)
-        let tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
+        var tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
                                    grants: services.grants, users: services.users, clock: services.clock, minter: minter,
                                    refreshTokens: RefreshTokens(store: services.refreshTokens, successorKey: services.refreshSuccessorKey,
                                                                 sessions: services.sessions))
+        tokens.apis = services.apis
         router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: tokens).handle)
         let userinfo = UserinfoEndpoint(services: services)
         router.add("GET", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
@@ -84,5 +86,31 @@ struct Routes {
                 StaticAssets.response(for: path, ifNoneMatch: request.headers["If-None-Match"]) ?? HTTPResponse(status: 404)
             }
         }
+    }
+
+    /// Revocation, introspection, logout (Auth0 /v2/logout and the OIDC end_session_endpoint).
+    private func addLifecycle(to router: inout Router) {
+        let keyRing = services.keyRing
+        let keys: Authorizer.KeyLookup = { keyRing.current.verificationKey(kid: $0) }
+        let issuer = settings.issuer.url
+        let revoker = TokenRevoker(issuer: issuer, clients: services.clients, grants: services.grants, lookup: services.lifecycle,
+                                   keys: keys, clock: services.clock)
+        router.add("POST", DiscoveryDocument.Path.revoke, execution: .worker, RevocationEndpoint(services: services, revoker: revoker).handle)
+        let introspector = TokenIntrospector(issuer: issuer, clients: services.clients, grants: services.grants, users: services.users,
+                                             apis: services.apis, lookup: services.lifecycle, keys: keys, clock: services.clock)
+        router.add("POST", DiscoveryDocument.Path.introspect, execution: .worker,
+                   IntrospectionEndpoint(services: services, introspector: introspector).handle)
+        router.add("OPTIONS", DiscoveryDocument.Path.revoke, execution: .worker) { [services] request in
+            let origins = (try? services.clients.list().flatMap(\.webOrigins)) ?? []
+            return CORSPolicy.preflight(request: request, allowedOrigins: origins)
+        }
+
+        let sessions = SessionManager(sessions: services.sessions, cookies: services.cookies, clock: services.clock,
+                                      lifetime: TimeInterval(settings.sessionLifetime.components.seconds))
+        let logout = LogoutEndpoint(services: services, policy: LogoutPolicy(issuer: issuer, clients: services.clients, hintKeys: keys),
+                                    sessions: sessions)
+        router.add("GET", "v2/logout", execution: .worker, logout.auth0)
+        router.add("GET", DiscoveryDocument.Path.endSession, execution: .worker, logout.oidc)
+        router.add("POST", DiscoveryDocument.Path.endSession, execution: .worker, logout.oidc)
     }
 }

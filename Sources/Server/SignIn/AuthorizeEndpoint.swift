@@ -24,7 +24,8 @@ struct AuthorizeEndpoint: Sendable {
         do {
             let session = try sessions.current(request)
             let user = try session.flatMap { try services.users.find(userID: $0.userID) }
-            switch authorizer.decide(pairs, session: session, user: user) {
+            // The audience rule (unknown APIs refused) lives in OIDC/AudienceCheck.swift.
+            switch AudienceCheck.screen(authorizer.decide(pairs, session: session, user: user), apis: services.apis, issuer: services.issuer.url) {
             case .errorPage(let status, let message, let logReason):
                 let clientID = pairs.first { $0.0 == "client_id" }?.1
                 services.logger.warning("authorize_refused", ["request_id": .string(request.requestID), "reason": .string(logReason),

@@ -24,6 +24,9 @@ struct Services: Sendable {
     let throttle: LoginThrottle
     let cookies: CookieSpec
     let metrics: GatehouseMetrics
+    /// APIs and client grants; refresh-token and session-grant lookups (revocation, introspection, logout).
+    let apis: any APIStore
+    let lifecycle: any LifecycleLookup
 
     var issuer: Issuer { settings.issuer }
 
@@ -45,6 +48,8 @@ struct Services: Sendable {
         passwords = PasswordAuthenticator(users: users, clock: clock)
         throttle = LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock)
         cookies = CookieSpec(issuer: settings.issuer)
+        apis = SQLiteAPIStore(store: store)
+        lifecycle = SQLiteLifecycleLookup(store: store)
     }
 
     /// Writes an audit event; a failure is logged, never shown to the user.

@@ -1,0 +1,68 @@
+import Foundation
+import Model
+
+/// What a revocation request did; the HTTP answer is 200 with an empty body either way (RFC 7009 §2.2).
+public enum RevocationResult: Sendable, Equatable {
+    /// The token's whole grant (its refresh-token family and, through `grant_id`, its access tokens) is revoked.
+    case revoked(grantID: String, kind: TokenKind)
+    /// Nothing happened: unknown, malformed, already revoked, or another client's token. The reason is for logs only.
+    case ignored(String)
+}
+
+/// `POST /oauth/revoke` (RFC 7009), as Auth0.swift calls it (`{"token":…,"client_id":…}`, no hint).
+///
+/// 1. Client authentication as at the token endpoint (`ClientAuthenticator`): public clients by
+///    `client_id` alone, confidential ones with their secret. Failure → `invalid_client` (401).
+/// 2. `token` is required (`invalid_request`); `token_type_hint` is accepted and not needed.
+/// 3. A refresh token (found by hash) or one of our access tokens (signature verified, `grant_id`)
+///    revokes its grant — the whole family. A token of another client changes nothing and answers
+///    the same as an unknown one, so the endpoint is no oracle for other clients' tokens.
+public struct TokenRevoker: Sendable {
+    public let issuer: String
+    public let clients: any ClientStore
+    public let grants: any GrantStore
+    public let lookup: any LifecycleLookup
+    public let keys: Authorizer.KeyLookup
+    public let clock: any Clock
+
+    public init(issuer: String, clients: any ClientStore, grants: any GrantStore, lookup: any LifecycleLookup,
+                keys: @escaping Authorizer.KeyLookup, clock: any Clock) {
+        self.issuer = issuer
+        self.clients = clients
+        self.grants = grants
+        self.lookup = lookup
+        self.keys = keys
+        self.clock = clock
+    }
+
+    public func revoke(_ request: TokenRequest) throws(OAuthError) -> RevocationResult {
+        let client = try ClientAuthenticator.authenticate(request, clients: clients).client
+        guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
+        let grantID: String
+        let kind: TokenKind
+        switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, issuer: issuer) {
+        case .unknown(let reason):
+            return .ignored(reason)
+        case .refresh(let snapshot):
+            guard TokenInspection.same(snapshot.clientID, client.clientID) else {
+                return .ignored("refresh token of \(snapshot.clientID) presented by \(client.clientID)")
+            }
+            (grantID, kind) = (snapshot.grantID, .refreshToken)
+        case .access(_, let tokenGrantID, let clientID):
+            guard TokenInspection.same(clientID, client.clientID) else {
+                return .ignored("access token of \(clientID) presented by \(client.clientID)")
+            }
+            (grantID, kind) = (tokenGrantID, .accessToken)
+        }
+        do {
+            guard let grant = try grants.find(grantID: grantID), TokenInspection.same(grant.clientID, client.clientID) else {
+                return .ignored("grant \(grantID) unknown or of another client")
+            }
+            guard grant.revokedAt == nil else { return .ignored("grant \(grantID) already revoked") }
+            try grants.revoke(grantID: grantID, at: clock.now, reason: "revoked by the client (\(kind.rawValue))")
+        } catch {
+            throw OAuthError(storage: error)
+        }
+        return .revoked(grantID: grantID, kind: kind)
+    }
+}

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import JOSE
+import Model
+
+/// Which kind of our tokens a presented string is (RFC 7009 / RFC 7662 `token_type_hint` values).
+public enum TokenKind: String, Sendable, Equatable {
+    case accessToken = "access_token"
+    case refreshToken = "refresh_token"
+}
+
+/// Recognises a token we issued, without deciding whether the caller may act on it.
+///
+/// Token type hints are not needed: a refresh token is found by its SHA-256 in `refresh_tokens`
+/// (opaque, random), anything shaped like a JWS is verified as one of our access tokens
+/// (signature with our keys — the algorithm decided by our key, so `alg: none` or a foreign key
+/// never verifies — `typ` `at+jwt` and our `iss`). Expiry and revocation are the callers' business.
+enum TokenInspection {
+    enum Found: Equatable {
+        case refresh(RefreshTokenSnapshot)
+        /// The verified claims of one of our access tokens, with its `grant_id` and `client_id`.
+        case access(claims: [String: JSONValue], grantID: String, clientID: String)
+        /// Unknown, malformed, foreign-signed, or not one of ours; the reason is for logs.
+        case unknown(String)
+    }
+
+    static func inspect(_ token: String, lookup: any LifecycleLookup, keys: Authorizer.KeyLookup,
+                        issuer: String) throws(OAuthError) -> Found {
+        guard !token.isEmpty, token.utf8.count <= JWS.maximumLength else { return .unknown("empty or oversized token") }
+        let snapshot: RefreshTokenSnapshot?
+        do {
+            snapshot = try lookup.refreshToken(hash: SecretDigest.hash(token))
+        } catch {
+            throw OAuthError(storage: error)
+        }
+        if let snapshot { return .refresh(snapshot) }
+        guard token.utf8.filter({ $0 == UInt8(ascii: ".") }).count == 2 else { return .unknown("not a stored refresh token nor a JWS") }
+        let verified: VerifiedJWS
+        let claims: [String: JSONValue]
+        do {
+            verified = try JWS.verify(token, keys: keys)
+            claims = try verified.claims()
+        } catch {
+            return .unknown("JWS not verified: \(error)")
+        }
+        guard let typ = verified.header["typ"]?.stringValue?.lowercased(), typ == "at+jwt" || typ == "application/at+jwt" else {
+            return .unknown("typ is not at+jwt")
+        }
+        guard claims["iss"]?.stringValue == issuer else { return .unknown("another issuer") }
+        guard let grantID = claims["grant_id"]?.stringValue, let clientID = claims["client_id"]?.stringValue else {
+            return .unknown("no grant_id or client_id")
+        }
+        return .access(claims: claims, grantID: grantID, clientID: clientID)
+    }
+
+    /// The `aud` claim as a list.
+    static func audience(_ claims: [String: JSONValue]) -> [String] {
+        switch claims["aud"] {
+        case .string(let value): [value]
+        case .array(let values): values.compactMap(\.stringValue)
+        default: []
+        }
+    }
+
+    /// Byte-for-byte string equality (no Unicode canonical equivalence).
+    static func same(_ left: String, _ right: String) -> Bool { Array(left.utf8) == Array(right.utf8) }
+}

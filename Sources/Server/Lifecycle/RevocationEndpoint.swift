@@ -1,0 +1,66 @@
+import HTTP
+import Model
+import OIDC
+
+/// `POST /oauth/revoke` (RFC 7009): form or JSON body → `TokenRevoker` → 200 with an empty body,
+/// whatever the token was (unknown, revoked, another client's). Errors are OAuth JSON
+/// (`invalid_client` 401 with `WWW-Authenticate: Basic`). CORS per the client's web origins.
+struct RevocationEndpoint: Sendable {
+    let services: Services
+    let revoker: TokenRevoker
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var clientID: String?
+        do throws(OAuthError) {
+            let pairs = try RequestParameters.bodyOnly(request)
+            let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
+            clientID = tokenRequest["client_id"]
+            switch try revoker.revoke(tokenRequest) {
+            case .revoked(let grantID, let kind):
+                services.logger.info("token_revoked", ["request_id": .string(request.requestID), "grant_id": .string(grantID),
+                                                       "token_type": .string(kind.rawValue)])
+                services.record("token.revoked", clientID: clientID, ip: request.clientIP,
+                                details: ["grant_id": grantID, "token_type": kind.rawValue])
+            case .ignored(let reason):
+                services.logger.info("revocation_ignored", ["request_id": .string(request.requestID), "reason": .string(reason)])
+            }
+            var response = HTTPResponse(status: 200)
+            SecurityHeaders.noStore(&response)
+            LifecycleCORS.apply(&response, request: request, clientID: clientID, services: services)
+            return response
+        } catch {
+            return TokenHTTPEndpoint.render(error, request: request, services: services, challenge: .basic) { response in
+                LifecycleCORS.apply(&response, request: request, clientID: clientID, services: services)
+            }
+        }
+    }
+}
+
+/// `POST /oauth/introspect` (RFC 7662) for confidential clients: JSON, `{"active":false}` for anything not theirs.
+struct IntrospectionEndpoint: Sendable {
+    let services: Services
+    let introspector: TokenIntrospector
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do throws(OAuthError) {
+            let pairs = try RequestParameters.bodyOnly(request)
+            let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
+            let result = try introspector.introspect(tokenRequest)
+            services.logger.debug("token_introspected", ["request_id": .string(request.requestID), "active": .string(result.isActive ? "true" : "false")])
+            var response = HTTPResponse.json(result.jsonBody())
+            SecurityHeaders.noStore(&response)
+            return response
+        } catch {
+            return TokenHTTPEndpoint.render(error, request: request, services: services, challenge: .basic)
+        }
+    }
+}
+
+/// CORS for the revocation endpoint: only the calling application's Allowed Web Origins.
+enum LifecycleCORS {
+    static func apply(_ response: inout HTTPResponse, request: HTTPRequest, clientID: String?, services: Services) {
+        guard request.headers["Origin"] != nil else { return }
+        let origins = clientID.flatMap { try? services.clients.find(clientID: $0) }?.webOrigins ?? []
+        CORSPolicy.apply(to: &response, request: request, allowedOrigins: origins)
+    }
+}

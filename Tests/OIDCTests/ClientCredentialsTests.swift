@@ -1,0 +1,150 @@
+import Crypto
+import Foundation
+import JOSE
+import Model
+import Testing
+import TestSupport
+@testable import OIDC
+
+/// grant_type=client_credentials: audience resolution, scope intersection, errors, the minted token.
+@Suite struct ClientCredentialsTests {
+    static func body(_ extra: [(String, String)], client: String = Fixture.m2m.clientID) -> [(String, String)] {
+        [("grant_type", "client_credentials"), ("client_id", client), ("client_secret", Fixture.secret)] + extra
+    }
+
+    func grantOrders(_ harness: LifecycleHarness, scopes: [String] = ["read:orders", "write:orders"]) throws {
+        try harness.apis.grant(ClientGrant(clientID: Fixture.m2m.clientID, apiID: "api-1", scopes: scopes, createdAt: Fixture.epoch))
+    }
+
+    func claims(_ token: String) throws -> (VerifiedJWS, [String: JSONValue]) {
+        let verified = try JWS.verify(token, keys: TestSigner.keys)
+        return (verified, try verified.claims())
+    }
+
+    @Test func anAudienceWithoutScopeGetsEveryGrantedScopeInAnAPIToken() throws {
+        let harness = LifecycleHarness()
+        try grantOrders(harness)
+        let response = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([("audience", LifecycleHarness.apiIdentifier)])))
+        #expect(response.scope == "read:orders write:orders")
+        #expect(response.expiresIn == 600)
+        #expect(response.idToken == nil && response.refreshToken == nil)
+        #expect(response.tokenType == "Bearer")
+        let (verified, claims) = try claims(response.accessToken)
+        #expect(verified.algorithm == .es256)  // the API's algorithm
+        #expect(verified.header["typ"] == .string("at+jwt"))
+        #expect(claims["aud"] == .string(LifecycleHarness.apiIdentifier))
+        #expect(claims["sub"] == .string(Fixture.m2m.clientID))
+        #expect(claims["client_id"] == .string(Fixture.m2m.clientID))
+        #expect(claims["iss"] == .string(Fixture.issuer))
+        #expect(claims["scope"] == .string("read:orders write:orders"))
+        #expect(claims["exp"]?.integerValue == (claims["iat"]?.integerValue ?? 0) + 600)
+        let grantID = try #require(claims["grant_id"]?.stringValue)
+        let grant = try #require(try harness.grants.find(grantID: grantID))
+        #expect(grant.userID == nil)
+        #expect(grant.clientID == Fixture.m2m.clientID)
+        #expect(grant.audience == LifecycleHarness.apiIdentifier)
+    }
+
+    @Test(arguments: [
+        ("read:orders", "read:orders"),
+        ("write:orders read:orders", "read:orders write:orders"),
+        ("read:orders admin unknown", "read:orders"),  // outside the grant: dropped
+        ("admin", ""),
+    ])
+    func requestedScopesAreIntersectedWithTheGrant(requested: String, granted: String) throws {
+        let harness = LifecycleHarness()
+        try grantOrders(harness)
+        let response = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([
+            ("audience", LifecycleHarness.apiIdentifier), ("scope", requested)])))
+        #expect(response.scope == granted)
+        #expect(try claims(response.accessToken).1["scope"] == .string(granted))
+    }
+
+    @Test func withoutAudienceTheOnlyGrantedAPIIsUsedElseInvalidRequest() throws {
+        let harness = LifecycleHarness()
+        // No grant at all.
+        #expect(throws: OAuthError.self) { try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([]))) }
+        try grantOrders(harness)
+        let response = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([])))
+        #expect(try claims(response.accessToken).1["aud"] == .string(LifecycleHarness.apiIdentifier))
+        try harness.apis.grant(ClientGrant(clientID: Fixture.m2m.clientID, apiID: "api-2", scopes: ["x"], createdAt: Fixture.epoch))
+        do {
+            _ = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([])))
+            Issue.record("expected invalid_request")
+        } catch {
+            #expect(error.code == .invalidRequest)
+        }
+    }
+
+    @Test(arguments: [LifecycleHarness.otherIdentifier, "https://unknown.example.com/", "https://API.example.com/"])
+    func anAPINotGrantedOrUnknownIsAccessDenied(audience: String) throws {
+        let harness = LifecycleHarness()
+        try grantOrders(harness)
+        do {
+            _ = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([("audience", audience)])))
+            Issue.record("expected access_denied")
+        } catch {
+            #expect(error.code == .accessDenied)
+            #expect(error.httpStatus == 403)
+        }
+    }
+
+    @Test func publicClientsAreUnauthorizedClient() throws {
+        let harness = LifecycleHarness()
+        var native = Fixture.native
+        native.grantTypes.append(.clientCredentials)
+        try harness.clients.update(native)
+        for clientID in [Fixture.native.clientID] {
+            do {
+                _ = try harness.tokenEndpoint.handle(try TokenRequest(pairs: [("grant_type", "client_credentials"), ("client_id", clientID),
+                                                                             ("audience", LifecycleHarness.apiIdentifier)]))
+                Issue.record("expected unauthorized_client")
+            } catch {
+                #expect(error.code == .unauthorizedClient)
+            }
+        }
+        // A regular web app without the grant type is refused by dispatch.
+        do {
+            _ = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([], client: Fixture.web.clientID)))
+            Issue.record("expected unauthorized_client")
+        } catch {
+            #expect(error.code == .unauthorizedClient)
+        }
+    }
+
+    @Test func theMachineTokenCanBeIntrospectedAndRevokedByItsClient() throws {
+        let harness = LifecycleHarness()
+        try grantOrders(harness)
+        let token = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([("audience", LifecycleHarness.apiIdentifier)]))).accessToken
+        let auth = [("client_id", Fixture.m2m.clientID), ("client_secret", Fixture.secret), ("token", token)]
+        let active = try harness.introspect(auth)
+        #expect(active.isActive)
+        #expect(active.members["sub"] == .string(Fixture.m2m.clientID))
+        guard case .revoked = try harness.revoke(auth) else { Issue.record("expected revoked"); return }
+        #expect(try harness.introspect(auth) == .inactive)
+    }
+
+    /// /authorize audience: registered APIs and the userinfo URL pass; unknown ones are invalid_request.
+    @Test func authorizeAudienceMustBeARegisteredAPI() throws {
+        let harness = LifecycleHarness()
+        #expect(AudienceCheck.problem(LifecycleHarness.apiIdentifier, apis: harness.apis, issuer: Fixture.issuer) == nil)
+        #expect(AudienceCheck.problem(Fixture.issuer + "userinfo", apis: harness.apis, issuer: Fixture.issuer) == nil)
+        for bad in ["https://unknown.example.com/", "", "https://api.example.com"] {
+            #expect(AudienceCheck.problem(bad, apis: harness.apis, issuer: Fixture.issuer)?.code == .invalidRequest)
+        }
+        let request = AuthorizationRequest(clientID: Fixture.native.clientID, redirectURI: Fixture.nativeCallback, state: "s", nonce: nil,
+                                           scopes: ["openid"], codeChallenge: Fixture.challenge, codeChallengeMethod: "S256",
+                                           audience: "https://unknown.example.com/")
+        let screened = AudienceCheck.screen(.login(request, reason: .noSession), apis: harness.apis, issuer: Fixture.issuer)
+        guard case .errorRedirect(let target, let error) = screened else { Issue.record("expected an error redirect"); return }
+        #expect(target.redirectURI == Fixture.nativeCallback)
+        #expect(target.state == "s")
+        #expect(error.code == .invalidRequest)
+        var good = request
+        good.audience = LifecycleHarness.apiIdentifier
+        #expect(AudienceCheck.screen(.login(good, reason: .noSession), apis: harness.apis, issuer: Fixture.issuer) == .login(good, reason: .noSession))
+        // The user's access token then names the API and userinfo.
+        let (_, token) = try harness.userToken(audience: LifecycleHarness.apiIdentifier)
+        #expect(try claims(token).1["aud"] == .array([.string(LifecycleHarness.apiIdentifier), .string(Fixture.issuer + "userinfo")]))
+    }
+}
