@@ -105,8 +105,11 @@ public struct TokenMinter: Sendable {
         ]
     }
 
+    /// Signed with the application's algorithm, like its ID tokens: an ES256 application's
+    /// sign-in and refresh then need no RSA signature at all (our validator accepts any of our keys).
     public func accessToken(for issuance: TokenIssuance, now: Date) throws(OAuthError) -> String {
-        try sign(accessTokenClaims(for: issuance, now: now), algorithm: .rs256, typ: "at+jwt")
+        let algorithm = SigningKey.Algorithm(rawValue: issuance.client.idTokenAlgorithm) ?? .rs256
+        return try sign(accessTokenClaims(for: issuance, now: now), algorithm: algorithm, typ: "at+jwt")
     }
 
     private func sign(_ claims: [String: JSONValue], algorithm: SigningKey.Algorithm, typ: String) throws(OAuthError) -> String {

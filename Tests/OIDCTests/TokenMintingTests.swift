@@ -57,8 +57,8 @@ struct TokenMintingTests {
         #expect(claims["aud"] == .string("es-app"))
         // E03: raw 64-byte r||s signature.
         #expect(try Base64URL.decode(idToken.split(separator: ".")[2]).count == 64)
-        // The access token is RS256 regardless.
-        #expect(try verify(response.accessToken).header["alg"] == .string("RS256"))
+        // The access token uses the application's algorithm too, and still validates at userinfo.
+        #expect(try verify(response.accessToken).header["alg"] == .string("ES256"))
     }
 
     /// RFC 9068 access token.
