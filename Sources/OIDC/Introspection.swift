@@ -71,7 +71,7 @@ public struct TokenIntrospector: Sendable {
 
     /// Only the client the refresh token was issued to may see it; live means not revoked, its grant
     /// live, within the absolute and idle lifetimes, not rotated (beyond the reuse interval), user active.
-    func refreshToken(_ snapshot: RefreshTokenSnapshot, caller: Client) throws -> Introspection {
+    func refreshToken(_ snapshot: RefreshToken, caller: Client) throws -> Introspection {
         guard TokenInspection.same(snapshot.clientID, caller.clientID) else { return .inactive }
         let now = clock.now
         guard snapshot.revokedAt == nil, now < snapshot.expiresAt,

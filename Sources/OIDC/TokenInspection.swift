@@ -17,7 +17,7 @@ public enum TokenKind: String, Sendable, Equatable {
 /// never verifies — `typ` `at+jwt` and our `iss`). Expiry and revocation are the callers' business.
 enum TokenInspection {
     enum Found: Equatable {
-        case refresh(RefreshTokenSnapshot)
+        case refresh(RefreshToken)
         /// The verified claims of one of our access tokens, with its `grant_id` and `client_id`.
         case access(claims: [String: JSONValue], grantID: String, clientID: String)
         /// Unknown, malformed, foreign-signed, or not one of ours; the reason is for logs.
@@ -27,7 +27,7 @@ enum TokenInspection {
     static func inspect(_ token: String, lookup: any LifecycleLookup, keys: Authorizer.KeyLookup,
                         issuer: String) throws(OAuthError) -> Found {
         guard !token.isEmpty, token.utf8.count <= JWS.maximumLength else { return .unknown("empty or oversized token") }
-        let snapshot: RefreshTokenSnapshot?
+        let snapshot: RefreshToken?
         do {
             snapshot = try lookup.refreshToken(hash: SecretDigest.hash(token))
         } catch {

@@ -6,21 +6,15 @@ import SQLite
 /// (table `refresh_tokens`, written by the refresh grant) and the live grants of a session.
 public struct SQLiteLifecycleLookup: LifecycleLookup {
     let database: Database
+    let refreshTokens: SQLiteRefreshTokenStore
 
-    public init(store: Store) { database = store.database }
+    public init(store: Store) {
+        database = store.database
+        refreshTokens = SQLiteRefreshTokenStore(store: store)
+    }
 
-    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshTokenSnapshot? {
-        try mapStorageErrors {
-            try database.read { connection in
-                try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]).map { row in
-                    RefreshTokenSnapshot(grantID: try row.string("grant_id"), clientID: try row.string("client_id"),
-                                         userID: try row.string("user_id"), scope: try row.string("scope"),
-                                         issuedAt: try row.date("issued_at"), expiresAt: try row.date("expires_at"),
-                                         lastUsedAt: try row.date("last_used_at"), rotatedAt: try row.optionalDate("rotated_at"),
-                                         revokedAt: try row.optionalDate("revoked_at"))
-                }
-            }
-        }
+    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshToken? {
+        try refreshTokens.find(tokenHash: tokenHash)
     }
 
     public func liveGrants(sessionID: String) throws(StorageError) -> [Grant] {

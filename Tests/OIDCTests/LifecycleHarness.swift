@@ -45,8 +45,8 @@ final class LifecycleHarness: @unchecked Sendable {
     /// A stored refresh token of `grant`.
     func refreshToken(of grant: Grant) -> String {
         let token = Random.token(bytes: 32)
-        lookup.add(hash: SecretDigest.hash(token), RefreshTokenSnapshot(
-            grantID: grant.grantID, clientID: grant.clientID, userID: grant.userID ?? "", scope: grant.scope,
+        lookup.add(hash: SecretDigest.hash(token), RefreshToken(
+            tokenHash: SecretDigest.hash(token), grantID: grant.grantID, clientID: grant.clientID, userID: grant.userID ?? "", scope: grant.scope,
             issuedAt: clock.now, expiresAt: clock.now + 86_400, lastUsedAt: clock.now))
         return token
     }

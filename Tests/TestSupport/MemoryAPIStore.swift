@@ -84,7 +84,7 @@ public final class MemoryAPIStore: APIStore, @unchecked Sendable {
 /// In-memory `LifecycleLookup`: refresh tokens by hash, and grants by session from a closure.
 public final class MemoryLifecycleLookup: LifecycleLookup, @unchecked Sendable {
     private let lock = NSLock()
-    private var tokens: [String: RefreshTokenSnapshot] = [:]
+    private var tokens: [String: RefreshToken] = [:]
     private let grantsOfSession: @Sendable (String) -> [Grant]
 
     public init(grantsOfSession: @escaping @Sendable (String) -> [Grant] = { _ in [] }) {
@@ -92,12 +92,12 @@ public final class MemoryLifecycleLookup: LifecycleLookup, @unchecked Sendable {
     }
 
     /// Stores a refresh token under `hash` (SHA-256 hex of the token).
-    public func add(hash: String, _ snapshot: RefreshTokenSnapshot) {
+    public func add(hash: String, _ snapshot: RefreshToken) {
         lock.lock(); defer { lock.unlock() }
         tokens[hash] = snapshot
     }
 
-    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshTokenSnapshot? {
+    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshToken? {
         lock.lock(); defer { lock.unlock() }
         return tokens[tokenHash]
     }
