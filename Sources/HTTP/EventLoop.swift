@@ -28,6 +28,9 @@ final class EventLoop: @unchecked Sendable {
     private struct Inbox {
         var completions: [Completion] = []
         var closed = false
+        /// The eventfd was signalled and the loop has not drained the inbox since: later posts
+        /// need no wake-up of their own (one syscall per batch, not per completion).
+        var wakePending = false
     }
 
     static let readable = UInt32(EPOLLIN.rawValue)
@@ -85,12 +88,14 @@ final class EventLoop: @unchecked Sendable {
 
     /// Queues a worker's response for this loop; dropped if the loop has already stopped.
     func post(_ completion: Completion) {
-        let accepted = inbox.withLock { box -> Bool in
-            guard !box.closed else { return false }
+        inbox.withLock { box in
+            guard !box.closed else { return }
             box.completions.append(completion)
-            return true
+            guard !box.wakePending else { return }
+            box.wakePending = true
+            // Under the lock so the descriptor cannot be closed (and reused) in between.
+            Sys.signalEventFD(wakeFD)
         }
-        if accepted { wake() }
     }
 
     func wake() {
@@ -140,6 +145,7 @@ final class EventLoop: @unchecked Sendable {
         let completions = inbox.withLock { box -> [Completion] in
             let taken = box.completions
             box.completions = []
+            box.wakePending = false
             return taken
         }
         for completion in completions {

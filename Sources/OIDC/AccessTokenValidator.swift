@@ -18,8 +18,8 @@ public enum AccessTokenValidator {
         guard let header else { return nil }
         let bytes = Array(header.utf8)
         guard bytes.count > 7, bytes.prefix(7).map(ASCII.lowercase) == Array("bearer ".utf8) else { return nil }
-        let token = String(decoding: bytes.dropFirst(7), as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        let token = bytes.dropFirst(7).drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+        return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
     }
 
     /// Signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
