@@ -16,6 +16,8 @@ public struct RefreshTokens: Sendable {
     /// application with `refreshSurvivesLogout` off loses its refresh tokens when the session ends.
     public let sessions: (any SessionStore)?
     let successorKey: [UInt8]
+    /// Seconds between two recordings of a session's activity by refreshes.
+    public static let activityResolution: TimeInterval = 60
 
     /// Exactly the text Auth0.swift's `isInvalidRefreshToken` keys on.
     public static let invalidDescription = "Unknown or invalid refresh token."
@@ -143,8 +145,9 @@ extension TokenEndpoint {
         switch outcome {
         case .rotated, .retried:
             if let parameterError { throw parameterError }
-            if let session, session.endedAt == nil {
-                // Activity for `idp-admin sessions list`; a failure here must not fail the refresh.
+            if let session, session.endedAt == nil, now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution {
+                // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh
+                // would double the writes); a failure here must not fail the refresh.
                 try? refreshTokens.sessions?.touch(sessionID: session.sessionID, at: now)
             }
         case .reused(let token):

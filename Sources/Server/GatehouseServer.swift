@@ -12,6 +12,7 @@ public final class GatehouseServer: Sendable {
     private let logger: Logger
     private let store: Store
     private let keyRing: KeyRing
+    private let audit: AuditRecorder
     private let http: HTTPServer
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
     public let production: ProductionServices
@@ -35,6 +36,7 @@ public final class GatehouseServer: Sendable {
         }
         production = ProductionServices(settings: settings, logger: logger, store: store, version: version)
         let services = Services(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
+        audit = services.auditRecorder
         let routes = Routes(services: services, store: store)
         let liveSessions = SQLiteSessionStore(store: store)
         production.metrics.setActiveSessions { (try? liveSessions.liveCount(at: Date())) ?? 0 }
@@ -49,6 +51,7 @@ public final class GatehouseServer: Sendable {
         do {
             let bound = try http.start()
             keyRing.startRefreshing(every: .seconds(2))
+            audit.start()
             let admin = try startAdmin()
             adminAddresses.withLock { $0 = admin }
             return bound
@@ -80,6 +83,7 @@ public final class GatehouseServer: Sendable {
         http.shutdown()
         production.stopAdmin()
         keyRing.stop()
+        audit.stop()  // Writes the events of the last requests before the database closes.
         store.close()
     }
 

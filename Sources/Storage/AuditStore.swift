@@ -9,14 +9,22 @@ public struct AuditStore: Sendable {
     public init(store: Store) { database = store.database }
 
     public func append(_ event: AuditEvent) throws(StorageError) {
-        let details = (try? JSONSerialization.data(withJSONObject: event.details, options: [.sortedKeys, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        try append([event])
+    }
+
+    /// Appends events in one transaction (the daemon batches them off the request path).
+    public func append(_ events: [AuditEvent]) throws(StorageError) {
+        guard !events.isEmpty else { return }
         try mapStorageErrors {
             try database.write { connection in
-                _ = try connection.run(
-                    "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
-                     SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor), .text(details)])
+                for event in events {
+                    let details = (try? JSONSerialization.data(withJSONObject: event.details, options: [.sortedKeys, .withoutEscapingSlashes]))
+                        .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    _ = try connection.run(
+                        "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
+                         SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor), .text(details)])
+                }
             }
         }
     }

@@ -207,8 +207,12 @@ def test_auth0_swift_login_replay(gatehouse_tls, native_app):
     assert profile.json()["sub"] == claims["sub"]
 
     # The audit log records the client address nginx saw, not the unix socket it came through.
-    events = deployment.admin("audit", "tail", "--json")
-    logins = [event for event in events if event["event"] == "login.succeeded"]
+    # (The daemon writes audit events in batches every 200 ms.)
+    deadline = time.monotonic() + 3
+    logins = []
+    while not logins and time.monotonic() < deadline:
+        logins = [event for event in deployment.admin("audit", "tail", "--json") if event["event"] == "login.succeeded"]
+        time.sleep(0.1)
     assert logins and logins[-1]["ip"] == "127.0.0.1", logins
 
 

@@ -20,6 +20,7 @@ struct Services: Sendable {
     let refreshSuccessorKey: [UInt8]
     let transactions: any LoginTransactionStore
     let audit: AuditStore
+    let auditRecorder: AuditRecorder
     let passwords: PasswordAuthenticator
     let throttle: LoginThrottle
     let cookies: CookieSpec
@@ -45,6 +46,7 @@ struct Services: Sendable {
         refreshSuccessorKey = keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1")
         transactions = SQLiteLoginTransactionStore(store: store)
         audit = AuditStore(store: store)
+        auditRecorder = AuditRecorder(store: audit, logger: logger)
         passwords = PasswordAuthenticator(users: users, clock: clock)
         throttle = LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock)
         cookies = CookieSpec(issuer: settings.issuer)
@@ -52,13 +54,9 @@ struct Services: Sendable {
         lifecycle = SQLiteLifecycleLookup(store: store)
     }
 
-    /// Writes an audit event; a failure is logged, never shown to the user.
+    /// Queues an audit event; the recorder writes it within a fraction of a second.
     func record(_ event: String, userID: String? = nil, clientID: String? = nil, ip: String?, details: [String: String] = [:]) {
-        do {
-            try audit.append(AuditEvent(time: clock.now, event: event, userID: userID, clientID: clientID, ip: ip,
+        auditRecorder.record(AuditEvent(time: clock.now, event: event, userID: userID, clientID: clientID, ip: ip,
                                         actor: userID == nil ? "system" : "user", details: details))
-        } catch {
-            logger.error("audit_write_failed", ["event": .string(event), "error": .string(error.description)])
-        }
     }
 }
