@@ -20,6 +20,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case requestURINotSupported = "request_uri_not_supported"
         case invalidToken = "invalid_token"
         case tooManyRequests = "too_many_requests"
+        /// Auth0's code for a throttled login, which Auth0.swift recognises.
+        case tooManyAttempts = "too_many_attempts"
     }
 
     public let code: Code
@@ -39,7 +41,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         switch code {
         case .invalidClient, .invalidToken: 401
         case .accessDenied: 403
-        case .tooManyRequests: 429
+        case .tooManyRequests, .tooManyAttempts: 429
         case .serverError: 500
         case .temporarilyUnavailable: 503
         default: 400

@@ -46,6 +46,8 @@ public struct TokenEndpoint: Sendable {
     public let refreshTokens: RefreshTokens?
     /// APIs and client grants, for client_credentials (set by the web layer; nil → that grant fails).
     public var apis: (any APIStore)? = nil
+    /// The resource-owner password grants (set by the web layer; nil → unsupported).
+    public var passwordGrants: PasswordGrantPolicy? = nil
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil) {
@@ -72,6 +74,12 @@ public struct TokenEndpoint: Sendable {
         },
         Client.GrantType.clientCredentials.rawValue: { endpoint, request, client throws(OAuthError) in
             try endpoint.clientCredentialsGrant(request, client: client)
+        },
+        Client.GrantType.password.rawValue: { endpoint, request, client throws(OAuthError) in
+            try endpoint.passwordGrant(request, client: client, realmRequired: false)
+        },
+        Client.GrantType.passwordRealm.rawValue: { endpoint, request, client throws(OAuthError) in
+            try endpoint.passwordGrant(request, client: client, realmRequired: true)
         },
     ]
 

@@ -6,6 +6,7 @@ public enum EffectiveSettings {
             "issuer": settings.issuer.url,
             "database": settings.database,
             "log_level": settings.logLevel.rawValue,
+            "connection_name": settings.connectionName,
             "session_lifetime": ValueParsers.describe(settings.sessionLifetime),
             "max_header_bytes": String(settings.maxHeaderBytes),
             "max_body_bytes": String(settings.maxBodyBytes),

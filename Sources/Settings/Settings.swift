@@ -6,6 +6,8 @@ public struct Settings: Sendable, Equatable {
     public var issuer: Issuer = Settings.defaultIssuer(for: .tcp(host: "127.0.0.1", port: 8080))!
     public var database: String = "data/idp.sqlite3"
     public var logLevel: LogLevel = .info
+    /// The user database's name: the `realm` of the password-realm grant (Auth0's default name).
+    public var connectionName: String = "Username-Password-Authentication"
     /// How long a browser sign-in (SSO) session lasts.
     public var sessionLifetime: Duration = .seconds(7 * 86_400)
     public var maxHeaderBytes: Int = 16_384

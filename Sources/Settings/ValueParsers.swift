@@ -87,6 +87,15 @@ enum ValueParsers {
         return .success(text)
     }
 
+    /// 1–128 characters of letters, digits, `-` and `_` (Auth0's connection-name rules).
+    static func connectionName(_ text: String) -> Result<String, ParseFailure> {
+        guard (1...128).contains(text.utf8.count),
+              text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || $0 == 45 || $0 == 95 }) else {
+            return .failure("expected 1 to 128 letters, digits, - or _, found \"\(text)\"")
+        }
+        return .success(text)
+    }
+
     static func rsaKeyBits(_ text: String) -> Result<Int, ParseFailure> {
         guard let bits = digits(text), [2048, 3072, 4096].contains(bits) else {
             return .failure("expected 2048, 3072 or 4096, found \"\(text)\"")

@@ -88,3 +88,11 @@ import Testing
         if accepted { #expect((try? result.get()) == Int(text)) } else { #expect((try? result.get()) == nil) }
     }
 }
+
+@Suite struct ConnectionNameTests {
+    @Test(arguments: [("Username-Password-Authentication", true), ("my_db-2", true), ("", false), ("has space", false),
+                      ("ünïcode", false), (String(repeating: "a", count: 129), false)])
+    func connectionNames(text: String, accepted: Bool) {
+        #expect(((try? ValueParsers.connectionName(text).get()) != nil) == accepted)
+    }
+}

@@ -15,6 +15,10 @@ struct TokenHTTPEndpoint: Sendable {
             let pairs = try RequestParameters.bodyOnly(request)
             let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
             clientID = tokenRequest["client_id"]
+            // The password grants check credentials with this request's client address (throttling, audit).
+            var endpoint = self.endpoint
+            endpoint.passwordGrants = PasswordGrantPolicy(authenticator: ThrottledResourceOwner(services: services, ip: request.clientIP),
+                                                          connection: services.settings.connectionName)
             let result = try endpoint.handle(tokenRequest)
             let grantType = tokenRequest["grant_type"] ?? ""
             services.record("token.issued", clientID: clientID, ip: request.clientIP, details: ["grant_type": grantType])
