@@ -26,11 +26,11 @@ struct RevocationEndpoint: Sendable {
             }
             var response = HTTPResponse(status: 200)
             SecurityHeaders.noStore(&response)
-            LifecycleCORS.apply(&response, request: request, clientID: clientID, services: services)
+            ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
             return response
         } catch {
             return TokenHTTPEndpoint.render(error, request: request, services: services, challenge: .basic) { response in
-                LifecycleCORS.apply(&response, request: request, clientID: clientID, services: services)
+                ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
             }
         }
     }
@@ -53,14 +53,5 @@ struct IntrospectionEndpoint: Sendable {
         } catch {
             return TokenHTTPEndpoint.render(error, request: request, services: services, challenge: .basic)
         }
-    }
-}
-
-/// CORS for the revocation endpoint: only the calling application's Allowed Web Origins.
-enum LifecycleCORS {
-    static func apply(_ response: inout HTTPResponse, request: HTTPRequest, clientID: String?, services: Services) {
-        guard request.headers["Origin"] != nil else { return }
-        let origins = clientID.flatMap { try? services.clients.find(clientID: $0) }?.webOrigins ?? []
-        CORSPolicy.apply(to: &response, request: request, allowedOrigins: origins)
     }
 }

@@ -25,11 +25,11 @@ struct TokenHTTPEndpoint: Sendable {
             services.metrics.recordTokenIssued(grantType: grantType)
             var response = HTTPResponse.json(result.jsonBody())
             SecurityHeaders.noStore(&response)
-            applyCORS(&response, request: request, clientID: clientID)
+            ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
             return response
         } catch {
             return Self.render(error, request: request, services: services, challenge: .basic) { response in
-                applyCORS(&response, request: request, clientID: clientID)
+                ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
             }
         }
     }
@@ -48,13 +48,6 @@ struct TokenHTTPEndpoint: Sendable {
         SecurityHeaders.noStore(&response)
         decorate(&response)
         return response
-    }
-
-    /// CORS for the application making the request: only its Allowed Web Origins.
-    private func applyCORS(_ response: inout HTTPResponse, request: HTTPRequest, clientID: String?) {
-        guard request.headers["Origin"] != nil else { return }
-        let origins = clientID.flatMap { try? services.clients.find(clientID: $0) }?.webOrigins ?? []
-        CORSPolicy.apply(to: &response, request: request, allowedOrigins: origins)
     }
 }
 
@@ -85,5 +78,15 @@ struct UserinfoEndpoint: Sendable {
         } catch {
             return TokenHTTPEndpoint.render(error, request: request, services: services, challenge: .bearer)
         }
+    }
+}
+
+/// CORS for the application a request names: only its Allowed Web Origins (token, revocation,
+/// introspection endpoints).
+enum ClientCORS {
+    static func apply(_ response: inout HTTPResponse, request: HTTPRequest, clientID: String?, services: Services) {
+        guard request.headers["Origin"] != nil else { return }
+        let origins = clientID.flatMap { try? services.clients.find(clientID: $0) }?.webOrigins ?? []
+        CORSPolicy.apply(to: &response, request: request, allowedOrigins: origins)
     }
 }
