@@ -62,6 +62,18 @@ enum CanonicalJSON {
         return Array(try encoder.encode(value))
     }
 
+    /// The fast path for claim sets and headers (see JSONValue+Serialization).
+    static func encode(_ object: [String: JSONValue]) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        try JSONValue.appendObject(object, to: &out)
+        return out
+    }
+
+    static func decodeObject(_ bytes: [UInt8]) -> [String: JSONValue]? {
+        JSONValue.parseObject(bytes)
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try JSONDecoder().decode(type, from: Data(bytes))
     }

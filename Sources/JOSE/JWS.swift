@@ -43,7 +43,7 @@ public enum JWS {
         let payload = try decodeSegment(segments[1])
         let signature = try decodeSegment(segments[2])
 
-        guard let header = try? CanonicalJSON.decode([String: JSONValue].self, from: headerBytes),
+        guard let header = CanonicalJSON.decodeObject(headerBytes),
               !DuplicateKeys.present(in: headerBytes) else {
             throw JWSError.invalidHeader
         }
@@ -83,7 +83,7 @@ public struct VerifiedJWS: Sendable, Equatable {
     /// The payload as a JWT claim set; throws `.invalidPayload` unless it is
     /// a JSON object without repeated member names.
     public func claims() throws -> [String: JSONValue] {
-        guard let claims = try? CanonicalJSON.decode([String: JSONValue].self, from: payload),
+        guard let claims = CanonicalJSON.decodeObject(payload),
               !DuplicateKeys.present(in: payload) else {
             throw JWSError.invalidPayload
         }

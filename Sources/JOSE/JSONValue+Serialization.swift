@@ -1,0 +1,117 @@
+import Foundation
+
+// Direct JSON for the token hot path. Tokens and token responses are small objects of
+// `JSONValue`; going through Codable (JSONEncoder/JSONDecoder) costs more than signing them
+// with ES256. Output rules match `CanonicalJSON`: compact, keys sorted, `/` unescaped.
+
+extension JSONValue {
+    /// Compact JSON with keys sorted (by their UTF-8 bytes) and slashes unescaped.
+    /// Throws for a non-finite number, which JSON cannot express.
+    public func jsonBytes() throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        try append(to: &out)
+        return out
+    }
+
+    func append(to out: inout [UInt8]) throws {
+        switch self {
+        case .string(let text): Self.appendString(text, to: &out)
+        case .integer(let number): out.append(contentsOf: String(number).utf8)
+        case .number(let number):
+            guard number.isFinite else { throw EncodingError.invalidValue(number, .init(codingPath: [], debugDescription: "non-finite number")) }
+            out.append(contentsOf: String(number).utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try value.append(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            try Self.appendObject(members, to: &out)
+        }
+    }
+
+    static func appendObject(_ members: [String: JSONValue], to out: inout [UInt8]) throws {
+        out.append(UInt8(ascii: "{"))
+        let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for (index, key) in keys.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            try members[key]!.append(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [0x5C, 0x22]
+            case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case 0x08: out += [0x5C, UInt8(ascii: "b")]
+            case 0x0C: out += [0x5C, UInt8(ascii: "f")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Parses a JSON object with JSONSerialization (much faster than JSONDecoder on Linux).
+    /// Duplicate member names must be rejected by the caller first (`DuplicateKeys`).
+    static func parseObject(_ bytes: [UInt8]) -> [String: JSONValue]? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) as? [String: Any] else {
+            return nil
+        }
+        var result: [String: JSONValue] = [:]
+        for (key, value) in object {
+            guard let converted = JSONValue(foundation: value) else { return nil }
+            result[key] = converted
+        }
+        return result
+    }
+
+    init?(foundation value: Any) {
+        switch value {
+        case let text as String:
+            self = .string(text)
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "c", "B": self = .bool(number.boolValue)
+            case "d", "f":
+                let double = number.doubleValue
+                if double.rounded() == double, abs(double) < 9.0e15 { self = .integer(Int64(double)) } else { self = .number(double) }
+            default: self = .integer(number.int64Value)
+            }
+        case is NSNull:
+            self = .null
+        case let array as [Any]:
+            var values: [JSONValue] = []
+            values.reserveCapacity(array.count)
+            for element in array {
+                guard let converted = JSONValue(foundation: element) else { return nil }
+                values.append(converted)
+            }
+            self = .array(values)
+        case let object as [String: Any]:
+            var members: [String: JSONValue] = [:]
+            for (key, element) in object {
+                guard let converted = JSONValue(foundation: element) else { return nil }
+                members[key] = converted
+            }
+            self = .object(members)
+        default:
+            return nil
+        }
+    }
+}
