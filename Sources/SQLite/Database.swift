@@ -52,34 +52,27 @@ public final class Database: Sendable {
     /// connection. A `read` inside `body` works but does not see the uncommitted writes.
     @discardableResult
     public func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try withWriter { connection in
-            try connection.run("BEGIN IMMEDIATE")
-            do {
-                let value = try body(connection)
-                try connection.run("COMMIT")
-                return value
-            } catch {
-                // SQLite may already have rolled back (e.g. some SQLITE_FULL cases).
-                if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
-                throw error
-            }
-        }
+        try withWriter { try Self.transaction(on: $0, begin: "BEGIN IMMEDIATE", body) }
     }
 
     /// Runs `body` on a reader inside a deferred read transaction, so every query in it
     /// sees the same snapshot. Readers never block the writer, nor the writer them (WAL).
     @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try readers.withReader { connection in
-            try connection.run("BEGIN DEFERRED")
-            do {
-                let value = try body(connection)
-                try connection.run("COMMIT")
-                return value
-            } catch {
-                if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
-                throw error
-            }
+        try readers.withReader { try Self.transaction(on: $0, begin: "BEGIN DEFERRED", body) }
+    }
+
+    /// Runs `body` between `begin` and COMMIT; rolls back and rethrows if `body` or the commit throws.
+    private static func transaction<T>(on connection: Connection, begin: String, _ body: (Connection) throws -> T) throws -> T {
+        try connection.run(begin)
+        do {
+            let value = try body(connection)
+            try connection.run("COMMIT")
+            return value
+        } catch {
+            // SQLite may already have rolled back (e.g. some SQLITE_FULL cases).
+            if connection.isInTransaction { _ = try? connection.run("ROLLBACK") }
+            throw error
         }
     }
 

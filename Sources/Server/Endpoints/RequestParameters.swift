@@ -25,6 +25,11 @@ enum RequestParameters {
         return try body(of: request)
     }
 
+    /// A token, revocation or introspection request: body parameters plus the `Authorization` header.
+    static func tokenRequest(_ request: HTTPRequest) throws(OAuthError) -> TokenRequest {
+        try TokenRequest(pairs: try bodyOnly(request), authorization: request.headers["Authorization"])
+    }
+
     private static func body(of request: HTTPRequest) throws(OAuthError) -> [(String, String)] {
         let mediaType = (request.headers["Content-Type"] ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()

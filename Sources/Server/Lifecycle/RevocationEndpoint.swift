@@ -12,8 +12,7 @@ struct RevocationEndpoint: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         var clientID: String?
         do throws(OAuthError) {
-            let pairs = try RequestParameters.bodyOnly(request)
-            let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
+            let tokenRequest = try RequestParameters.tokenRequest(request)
             clientID = tokenRequest["client_id"]
             switch try revoker.revoke(tokenRequest) {
             case .revoked(let grantID, let kind):
@@ -43,8 +42,7 @@ struct IntrospectionEndpoint: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         do throws(OAuthError) {
-            let pairs = try RequestParameters.bodyOnly(request)
-            let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
+            let tokenRequest = try RequestParameters.tokenRequest(request)
             let result = try introspector.introspect(tokenRequest)
             services.logger.debug("token_introspected", ["request_id": .string(request.requestID), "active": .string(result.isActive ? "true" : "false")])
             var response = HTTPResponse.json(result.jsonBody())

@@ -12,8 +12,7 @@ struct TokenHTTPEndpoint: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         var clientID: String?
         do throws(OAuthError) {
-            let pairs = try RequestParameters.bodyOnly(request)
-            let tokenRequest = try TokenRequest(pairs: pairs, authorization: request.headers["Authorization"])
+            let tokenRequest = try RequestParameters.tokenRequest(request)
             clientID = tokenRequest["client_id"]
             // The password grants check credentials with this request's client address (throttling, audit).
             var endpoint = self.endpoint
