@@ -62,16 +62,39 @@ extension EventLoop {
             complete(connection, request: request, response: route.handler(request), start: start, keepAlive: head.keepAlive)
         case .worker:
             connection.inFlight = true
-            let fd = connection.fd
-            let id = connection.id
             let handler = route.handler
             let context = self.context
             context.pool.submit { [self] in
-                let response = handler(request)
-                let prepared = Self.prepare(response, for: request, context: context)
-                post(Completion(fd: fd, connectionID: id, request: request, response: prepared, start: start))
+                let response = Self.prepare(handler(request), for: request, context: context)
+                finishOnWorker(connection, request: request, response: response, start: start)
             }
         }
+    }
+
+    /// Runs on the worker: queues the answer and writes it straight to the socket, sparing the loop a wake-up
+    /// and two epoll changes per request. The loop gets the connection back only when something more than
+    /// "answer written, wait for the next request" is due: pipelined input, a close, a partial write, a failure.
+    func finishOnWorker(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64) {
+        let handBack = connection.lock.withLock { _ -> Bool in
+            if connection.abandoned {
+                // The loop has stopped and left the descriptor to us (see `finish()`).
+                Sys.close(connection.fd)
+                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                return false
+            }
+            connection.inFlight = false
+            if connection.failed { return true }
+            let now = Sys.monotonicNanoseconds()
+            complete(connection, request: request, response: response, start: start, prepared: true,
+                     now: now, date: HTTPDateCache.now())
+            if !connection.writePending(now: now) {
+                connection.failed = true
+                return true
+            }
+            return connection.pendingOutput > 0 || connection.closeAfterWrite || connection.readClosed
+                || connection.parser.bufferedCount > 0 || connection.interest != Self.readable
+        }
+        if handBack { resume(connection) }
     }
 
     /// Validation and gzip; runs on the worker for worker routes so the loop stays cheap.
@@ -83,19 +106,28 @@ extension EventLoop {
         }
     }
 
-    /// Queues the answer to `request` and writes its access-log line.
+    /// Queues the answer to `request` on the loop thread.
     func complete(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64,
-                  keepAlive: Bool? = nil, prepared: Bool = false, forceClose: Bool = false) {
+                  keepAlive: Bool? = nil, forceClose: Bool = false) {
+        complete(connection, request: request, response: response, start: start, keepAlive: keepAlive, prepared: false,
+                 forceClose: forceClose, now: now, date: dateCache.current())
+    }
+
+    /// Queues the answer to `request` and writes its access-log line. Runs on the loop, or on the worker that
+    /// owns the connection; either way under the connection's lock.
+    func complete(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64,
+                  keepAlive: Bool? = nil, prepared: Bool, forceClose: Bool = false, now: UInt64, date: [UInt8]) {
         let final = prepared ? response : Self.prepare(response, for: request, context: context)
         // A handler may ask to end the connection with `Connection: close`.
         var handlerCloses = false
         for (name, value) in final.headers where HTTPHeaders.same(name, "Connection") {
             handlerCloses = handlerCloses || value.lowercased().contains("close")
         }
-        let close = forceClose || handlerCloses || !(keepAlive ?? request.wantsKeepAlive) || draining
+        let stopping = context.stopping.load(ordering: .relaxed)
+        let close = forceClose || handlerCloses || !(keepAlive ?? request.wantsKeepAlive) || stopping
         let bytes = ResponseEncoder.serialize(final, into: &connection.output, isHead: request.method == "HEAD",
                                               requestID: request.requestID, close: close,
-                                              keepAliveHeader: request.version == .http1_0, date: dateCache.current())
+                                              keepAliveHeader: request.version == .http1_0, date: date)
         connection.servedRequests += 1
         if close { connection.closeAfterWrite = true }
         // The idle timer starts now, not when the request arrived.

@@ -8,17 +8,9 @@ import Synchronization
 /// One epoll thread: accepts, reads, parses, runs inline handlers, writes, and enforces timeouts.
 ///
 /// Safety of `@unchecked Sendable`: all stored state except `inbox` is touched only by the loop's own
-/// thread (inside `run()`); other threads interact only through `post(_:)` and `wake()`.
+/// thread (inside `run()`); other threads interact only through `resume(_:)`, `wake()` and, for the
+/// connection a worker owns, `finishOnWorker` under that connection's lock.
 final class EventLoop: @unchecked Sendable {
-    /// A worker's finished response, handed back to the loop that owns the connection.
-    struct Completion: Sendable {
-        var fd: Int32
-        var connectionID: UInt64
-        var request: HTTPRequest
-        var response: HTTPResponse
-        var start: UInt64
-    }
-
     struct Listener {
         var fd: Int32
         var isUnix: Bool
@@ -26,7 +18,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private struct Inbox {
-        var completions: [Completion] = []
+        /// Connections a worker handed back because they need more than "answer written, wait for the next request".
+        var resumed: [Connection] = []
         var closed = false
         /// The eventfd was signalled and the loop has not drained the inbox since: later posts
         /// need no wake-up of their own (one syscall per batch, not per completion).
@@ -82,27 +75,28 @@ final class EventLoop: @unchecked Sendable {
 
     deinit {
         readBuffer.deallocate()
+        // Closed here, not when the loop stops: a worker still holding the loop may signal it until then.
+        Sys.close(wakeFD)
     }
 
     // MARK: Cross-thread entry points
 
-    /// Queues a worker's response for this loop; dropped if the loop has already stopped.
-    func post(_ completion: Completion) {
-        inbox.withLock { box in
-            guard !box.closed else { return }
-            box.completions.append(completion)
-            guard !box.wakePending else { return }
+    /// Hands a connection back to this loop after its worker finished; dropped if the loop has already stopped.
+    func resume(_ connection: Connection) {
+        let signal = inbox.withLock { box -> Bool in
+            guard !box.closed else { return false }
+            box.resumed.append(connection)
+            guard !box.wakePending else { return false }
             box.wakePending = true
-            // Under the lock so the descriptor cannot be closed (and reused) in between.
-            Sys.signalEventFD(wakeFD)
+            return true
         }
+        // Outside the lock: a syscall under it makes every other worker spin.
+        if signal { Sys.signalEventFD(wakeFD) }
     }
 
     func wake() {
-        inbox.withLock { box in
-            // Under the lock so the descriptor cannot be closed (and reused) in between.
-            if !box.closed { Sys.signalEventFD(wakeFD) }
-        }
+        let open = inbox.withLock { !$0.closed }
+        if open { Sys.signalEventFD(wakeFD) }
     }
 
     // MARK: The loop
@@ -126,7 +120,7 @@ final class EventLoop: @unchecked Sendable {
                     Sys.drainEventFD(wakeFD)
                     handleInbox()
                 } else if let connection = connections[fd] {
-                    handle(connection, events: event.events)
+                    connection.lock.withLock { _ in handle(connection, events: event.events) }
                 } else if let listener = listeners.first(where: { $0.fd == fd }) {
                     acceptConnections(listener)
                 }
@@ -142,20 +136,21 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func handleInbox() {
-        let completions = inbox.withLock { box -> [Completion] in
-            let taken = box.completions
-            box.completions = []
+        let resumed = inbox.withLock { box -> [Connection] in
+            let taken = box.resumed
+            box.resumed = []
             box.wakePending = false
             return taken
         }
-        for completion in completions {
-            guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
-                continue  // The connection was closed (timeout, reset, drain) while the worker ran.
+        for connection in resumed where connections[connection.fd] === connection {
+            connection.lock.withLock { _ in
+                if connection.failed && !connection.inFlight {
+                    close(connection)
+                    return
+                }
+                process(connection)
+                flushAndUpdate(connection)
             }
-            connection.inFlight = false
-            complete(connection, request: completion.request, response: completion.response, start: completion.start, prepared: true)
-            process(connection)
-            flushAndUpdate(connection)
         }
     }
 
@@ -267,27 +262,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func flush(_ connection: Connection) {
-        while connection.pendingOutput > 0 {
-            let sent: Int
-            do {
-                sent = try connection.output.withUnsafeBytes { raw in
-                    try Sys.send(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.outputOffset...]))
-                }
-            } catch {
-                close(connection)  // EPIPE / ECONNRESET: the client went away mid-response.
-                return
-            }
-            if sent == 0 { break }
-            connection.outputOffset += sent
-            connection.lastWriteProgress = now
-        }
-        if connection.pendingOutput == 0 && !connection.output.isEmpty {
-            if connection.output.capacity > 1 << 20 {
-                connection.output = []
-            } else {
-                connection.output.removeAll(keepingCapacity: true)
-            }
-            connection.outputOffset = 0
+        guard connection.writePending(now: now) else {
+            close(connection)
+            return
         }
         if connection.pendingOutput == 0 && connection.closeAfterWrite && !connection.inFlight && !connection.lingering {
             if connection.readClosed {
@@ -313,9 +290,11 @@ final class EventLoop: @unchecked Sendable {
         var wanted: UInt32 = 0
         if connection.lingering {
             wanted = connection.readClosed ? 0 : Self.readable
-        } else {
-            if !connection.inFlight && !connection.closeAfterWrite && !connection.readClosed
-                && connection.pendingOutput < Self.outputHighWater {
+        } else if !connection.failed {
+            // Reading goes on while a worker runs (no epoll change per request); pipelined bytes wait in the
+            // parser, bounded by one header's worth.
+            if !connection.closeAfterWrite && !connection.readClosed && connection.pendingOutput < Self.outputHighWater
+                && (!connection.inFlight || connection.parser.bufferedCount < context.limits.maxHeaderBytes) {
                 wanted |= Self.readable
             }
             if connection.pendingOutput > 0 { wanted |= Self.writable }
@@ -331,6 +310,14 @@ final class EventLoop: @unchecked Sendable {
 
     func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
+        if connection.inFlight {
+            // Its worker may still write to the descriptor: stop watching it, and close when the worker hands it back.
+            connection.failed = true
+            if connection.interest != 0, (try? Sys.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: 0)) != nil {
+                connection.interest = 0
+            }
+            return
+        }
         connections[connection.fd] = nil
         Sys.close(connection.fd)  // Also removes it from the epoll set.
         context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
@@ -346,8 +333,10 @@ final class EventLoop: @unchecked Sendable {
             listeners[index].registered = false
         }
         onListenersReleased()
-        for connection in Array(connections.values) where isIdle(connection) {
-            close(connection)
+        for connection in Array(connections.values) {
+            connection.lock.withLock { _ in
+                if isIdle(connection) { close(connection) }
+            }
         }
     }
 
@@ -357,12 +346,23 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func finish() {
-        for connection in Array(connections.values) { close(connection) }
+        for connection in Array(connections.values) {
+            connection.lock.withLock { _ in
+                guard connection.inFlight else {
+                    close(connection)
+                    return
+                }
+                // A worker still owns it: end the exchange now, and leave the descriptor for the worker to close
+                // so its number cannot be reused under the worker's write.
+                connection.abandoned = true
+                Sys.shutdownBoth(connection.fd)
+                connections[connection.fd] = nil
+            }
+        }
         if !draining { onListenersReleased() }
         inbox.withLock { box in
             box.closed = true
-            box.completions = []
-            Sys.close(wakeFD)
+            box.resumed = []
         }
         Sys.close(epoll)
     }

@@ -176,6 +176,10 @@ enum Sys {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
+    static func shutdownBoth(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     // MARK: epoll and eventfd
 
     static func epollCreate() throws(SystemError) -> Int32 {

@@ -37,34 +37,46 @@ extension JSONValue {
 
     static func appendObject(_ members: [String: JSONValue], to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "{"))
-        let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        for (index, key) in keys.enumerated() {
+        // Sorted by UTF-8 bytes, compared in place (no copies of the keys).
+        let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (index, member) in sorted.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(key, to: &out)
+            appendString(member.key, to: &out)
             out.append(UInt8(ascii: ":"))
-            try members[key]!.append(to: &out)
+            try member.value.append(to: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
 
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most claim values need no escaping: copy them whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out += [0x5C, 0x22]
-            case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
-            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-            case 0x09: out += [0x5C, UInt8(ascii: "t")]
-            case 0x08: out += [0x5C, UInt8(ascii: "b")]
-            case 0x0C: out += [0x5C, UInt8(ascii: "f")]
+            case UInt8(ascii: "\""): out.append(0x5C); out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Parses a JSON object with JSONSerialization (much faster than JSONDecoder on Linux).

@@ -95,3 +95,25 @@ extension RefreshRotation {
         return .retried(presented: presented, successor: successor)
     }
 }
+
+/// A refresh token with its family's grant, user and session, read as one snapshot.
+public struct RefreshTokenFamily: Sendable {
+    public var token: RefreshToken
+    public var grant: Grant?
+    public var user: User?
+    /// The grant's session, if it has one and it still exists.
+    public var session: Session?
+
+    public init(token: RefreshToken, grant: Grant?, user: User?, session: Session?) {
+        self.token = token
+        self.grant = grant
+        self.user = user
+        self.session = session
+    }
+}
+
+/// Reads a refresh token's family in one step (SQLite: one read transaction instead of four).
+public protocol RefreshTokenFamilyReader: Sendable {
+    /// nil when no token has this digest.
+    func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily?
+}

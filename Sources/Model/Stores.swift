@@ -61,3 +61,9 @@ public protocol GrantStore: Sendable {
     /// Idempotent: revoking a revoked grant keeps the first time and reason.
     func revoke(grantID: String, at time: Date, reason: String) throws(StorageError)
 }
+
+/// A grant and a user read as one snapshot (SQLite: one read transaction instead of two), for
+/// checking an access token on every `/userinfo` call.
+public protocol GrantHolderReader: Sendable {
+    func grantAndUser(grantID: String, userID: String) throws(StorageError) -> (grant: Grant?, user: User?)
+}

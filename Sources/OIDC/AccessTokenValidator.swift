@@ -25,7 +25,8 @@ public enum AccessTokenValidator {
     /// Signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
     /// is refused), `iss`, the userinfo audience, `exp`, a live grant, an existing unblocked user.
     public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String,
-                                grants: any GrantStore, users: any UserStore, clock: any Clock) throws(OAuthError) -> AccessTokenGrant {
+                                grants: any GrantStore, users: any UserStore, clock: any Clock,
+                                holders: (any GrantHolderReader)? = nil) throws(OAuthError) -> AccessTokenGrant {
         let verified: VerifiedJWS
         let claims: [String: JSONValue]
         do {
@@ -53,8 +54,12 @@ public enum AccessTokenValidator {
         let grant: Grant?
         let user: User?
         do {
-            grant = try grants.find(grantID: grantID)
-            user = try users.find(userID: subject)
+            if let holders {
+                (grant, user) = try holders.grantAndUser(grantID: grantID, userID: subject)
+            } else {
+                grant = try grants.find(grantID: grantID)
+                user = try users.find(userID: subject)
+            }
         } catch {
             throw OAuthError(storage: error)
         }

@@ -15,6 +15,8 @@ public struct RefreshTokens: Sendable {
     /// When set, a refresh counts as activity of the family's session (`last_seen_at`), and an
     /// application with `refreshSurvivesLogout` off loses its refresh tokens when the session ends.
     public let sessions: (any SessionStore)?
+    /// When set, the grant reads a token's family in one step instead of asking each store.
+    public let familyReader: (any RefreshTokenFamilyReader)?
     let successorKey: [UInt8]
     /// Seconds between two recordings of a session's activity by refreshes.
     public static let activityResolution: TimeInterval = 60
@@ -25,10 +27,12 @@ public struct RefreshTokens: Sendable {
 
     /// - Parameter successorKey: a server secret of at least 32 bytes (the daemon derives it from the
     ///   key-encryption key).
-    public init(store: any RefreshTokenStore, successorKey: [UInt8], sessions: (any SessionStore)? = nil) {
+    public init(store: any RefreshTokenStore, successorKey: [UInt8], sessions: (any SessionStore)? = nil,
+                familyReader: (any RefreshTokenFamilyReader)? = nil) {
         precondition(successorKey.count >= 32, "the refresh successor key must have at least 32 bytes")
         self.store = store
         self.sessions = sessions
+        self.familyReader = familyReader
         self.successorKey = successorKey
     }
 
@@ -94,21 +98,21 @@ extension TokenEndpoint {
         let client = authenticated.client
         let now = clock.now
         let presentedHash = RefreshTokens.hash(value)
-        let found: RefreshToken?
-        do {
-            found = try refreshTokens.store.find(tokenHash: presentedHash)
-        } catch {
-            throw OAuthError(storage: error)
+        guard let family = try loadFamily(tokenHash: presentedHash, refreshTokens: refreshTokens) else {
+            throw RefreshTokens.invalid("unknown refresh token")
         }
-        guard let presented = found else { throw RefreshTokens.invalid("unknown refresh token") }
+        let presented = family.token
         guard Array(presented.clientID.utf8) == Array(client.clientID.utf8) else {
             throw RefreshTokens.invalid("refresh token of \(presented.clientID) presented by \(client.clientID)")
         }
         guard presented.revokedAt == nil else { throw RefreshTokens.invalid("refresh token revoked") }
-        let grant = try liveGrant(presented.grantID)
-        let user = try refreshUser(presented.userID)
+        guard let grant = family.grant, grant.revokedAt == nil else {
+            throw RefreshTokens.invalid("grant \(presented.grantID) missing or revoked")
+        }
+        // D08: a blocked or deleted user's refresh tokens stop working.
+        guard let user = family.user, !user.blocked else { throw RefreshTokens.invalid("user \(presented.userID) missing or blocked") }
         guard now < presented.expiresAt else { throw RefreshTokens.invalid("refresh token family past its absolute lifetime") }
-        let session = try familySession(grant, refreshTokens: refreshTokens)
+        let session = refreshTokens.sessions == nil ? nil : family.session
         if !client.refreshSurvivesLogout, refreshTokens.sessions != nil, let sessionID = grant.sessionID,
            session == nil || session?.endedAt != nil {
             throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
@@ -183,37 +187,20 @@ extension TokenEndpoint {
         }
     }
 
-    /// The grant's session, when a session store is configured and the grant has one.
-    func familySession(_ grant: Grant, refreshTokens: RefreshTokens) throws(OAuthError) -> Session? {
-        guard let sessions = refreshTokens.sessions, let sessionID = grant.sessionID else { return nil }
+    /// The presented token with its grant, user and session: in one read when the store offers it,
+    /// else from each store in turn.
+    func loadFamily(tokenHash: String, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
         do {
-            return try sessions.find(sessionID: sessionID)
+            if let reader = refreshTokens.familyReader { return try reader.family(tokenHash: tokenHash) }
+            guard let token = try refreshTokens.store.find(tokenHash: tokenHash) else { return nil }
+            let grant = try grants.find(grantID: token.grantID)
+            let session = try grant?.sessionID.flatMap { sessionID throws(StorageError) in
+                try refreshTokens.sessions?.find(sessionID: sessionID)
+            }
+            return RefreshTokenFamily(token: token, grant: grant, user: try users.find(userID: token.userID), session: session)
         } catch {
             throw OAuthError(storage: error)
         }
-    }
-
-    func liveGrant(_ grantID: String) throws(OAuthError) -> Grant {
-        let found: Grant?
-        do {
-            found = try grants.find(grantID: grantID)
-        } catch {
-            throw OAuthError(storage: error)
-        }
-        guard let grant = found, grant.revokedAt == nil else { throw RefreshTokens.invalid("grant \(grantID) missing or revoked") }
-        return grant
-    }
-
-    /// D08: a blocked or deleted user's refresh tokens stop working.
-    func refreshUser(_ userID: String) throws(OAuthError) -> User {
-        let found: User?
-        do {
-            found = try users.find(userID: userID)
-        } catch {
-            throw OAuthError(storage: error)
-        }
-        guard let user = found, !user.blocked else { throw RefreshTokens.invalid("user \(userID) missing or blocked") }
-        return user
     }
 
     /// Reuse: revoke the grant (access tokens die through `grant_id`) and every refresh token of it.

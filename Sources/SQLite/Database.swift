@@ -12,6 +12,8 @@ public final class Database: Sendable {
     private let readers: ReaderPool
     /// The thread inside `withWriter`, so a nested `write` fails loudly instead of deadlocking.
     private let writerThread = Locked<pthread_t?>(nil)
+    /// Set by `startBackgroundCheckpoints` (the daemon only).
+    let checkpointer = Locked<BackgroundCheckpointer?>(nil)
 
     /// Opens the database at `path`, creating it and its parent directory if missing.
     public init(path: String, readers: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
@@ -60,6 +62,16 @@ public final class Database: Sendable {
     @discardableResult
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try readers.withReader { try Self.transaction(on: $0, begin: "BEGIN DEFERRED", body) }
+    }
+
+    /// Runs `body` in a read transaction on the writer connection, waiting for the write mutex.
+    ///
+    /// For hot reads of rows the writer itself keeps changing: the writer's page cache survives its
+    /// own commits, while a reader's cache is dropped after every commit by another connection and
+    /// read back from the file with syscalls.
+    @discardableResult
+    public func readOnWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withWriter { try Self.transaction(on: $0, begin: "BEGIN DEFERRED", body) }
     }
 
     /// Runs `body` between `begin` and COMMIT; rolls back and rethrows if `body` or the commit throws.
@@ -123,6 +135,10 @@ public final class Database: Sendable {
     /// Closes every connection, finalizing cached statements. Idempotent; later calls throw.
     /// Readers in use close when their caller returns them.
     public func close() {
+        checkpointer.withLock { current in
+            current?.stop()
+            current = nil
+        }
         readers.close()
         writer.withLock { connection in
             connection?.close()

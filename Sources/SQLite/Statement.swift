@@ -10,6 +10,9 @@ final class Statement {
     /// The owning connection's handle, for error messages. The statement never outlives it:
     /// the connection finalizes its cache before closing.
     let db: OpaquePointer
+    /// Result column names and their index, computed once: a cached statement's columns do not change
+    /// (checked by count, in case a schema change re-prepared it).
+    private var columnLayout: (names: [String], index: [String: Int])?
 
     init(handle: OpaquePointer, sql: String, db: OpaquePointer) {
         self.handle = handle
@@ -30,21 +33,23 @@ final class Statement {
         }
         try bind(values)
         var rows: [Row] = []
-        var columns: [String]?
-        var index: [String: Int] = [:]
         while true {
             let result = sqlite3_step(handle)
             if result == SQLITE_DONE { return rows }
             guard result == SQLITE_ROW else {
                 throw SQLiteError(resultCode: result, db: db, sql: sql)
             }
-            if columns == nil {
-                let names = columnNames()
-                columns = names
-                index = Row.index(names)
-            }
-            rows.append(Row(columns: columns!, indexByName: index, values: currentValues()))
+            let layout = currentLayout()
+            rows.append(Row(columns: layout.names, indexByName: layout.index, values: currentValues()))
         }
+    }
+
+    private func currentLayout() -> (names: [String], index: [String: Int]) {
+        if let layout = columnLayout, layout.names.count == Int(sqlite3_column_count(handle)) { return layout }
+        let names = columnNames()
+        let layout = (names: names, index: Row.index(names))
+        columnLayout = layout
+        return layout
     }
 
     private func bind(_ values: [SQLValue]) throws {

@@ -24,6 +24,7 @@ public final class GatehouseServer: Sendable {
         self.logger = logger
         do {
             store = try Store(path: settings.database)
+            try store.startBackgroundCheckpoints()
         } catch {
             throw StartupError.database(path: settings.database, reason: String(describing: error))
         }

@@ -64,7 +64,8 @@ struct Routes {
         var tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
                                    grants: services.grants, users: services.users, clock: services.clock, minter: minter,
                                    refreshTokens: RefreshTokens(store: services.refreshTokens, successorKey: services.refreshSuccessorKey,
-                                                                sessions: services.sessions))
+                                                                sessions: services.sessions,
+                                                                familyReader: services.refreshTokenFamilies))
         tokens.apis = services.apis
         router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: tokens).handle)
         let userinfo = UserinfoEndpoint(services: services)

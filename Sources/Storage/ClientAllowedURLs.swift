@@ -23,9 +23,11 @@ enum ClientAllowedURLs {
 
     /// The lists of one client, or of every client when `clientID` is nil, keyed by client id.
     static func load(clientID: String?, from connection: Connection) throws -> [String: Lists] {
-        let rows = try connection.query(
-            "SELECT client_id, kind, url FROM client_allowed_urls WHERE (?1 IS NULL OR client_id = ?1) ORDER BY client_id, kind, position",
-            [SQLValue(optional: clientID)])
+        // Two texts rather than `?1 IS NULL OR client_id = ?1`, which SQLite cannot answer from the index.
+        let rows = try clientID.map { clientID in
+            try connection.query("SELECT client_id, kind, url FROM client_allowed_urls WHERE client_id = ? ORDER BY kind, position",
+                                 [.text(clientID)])
+        } ?? connection.query("SELECT client_id, kind, url FROM client_allowed_urls ORDER BY client_id, kind, position")
         var lists: [String: Lists] = [:]
         for row in rows {
             let owner = try row.string("client_id")

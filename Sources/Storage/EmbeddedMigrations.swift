@@ -222,5 +222,37 @@ CREATE TABLE login_throttle (
 """#,
             checksum: "eac4907b57cd7f28f83591db2c6e1c02d3479925f21be71bb579be4eb58b5972"
         ),
+        Migration(
+            version: 4,
+            name: "change_counters",
+            sql: #"""
+-- Change counters for what the daemon caches in memory. Triggers bump a counter on every change
+-- to its tables, whichever process makes it (idp or idp-admin), so a cached entry is used only
+-- while the counter it was loaded under is unchanged: one tiny read instead of reloading the rows.
+
+CREATE TABLE change_counters (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- 'clients': applications and their allow-lists (SQLiteClientStore.find).
+INSERT INTO change_counters (name, value) VALUES ('clients', 0);
+
+CREATE TRIGGER clients_changed_on_insert AFTER INSERT ON clients
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+CREATE TRIGGER clients_changed_on_update AFTER UPDATE ON clients
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+CREATE TRIGGER clients_changed_on_delete AFTER DELETE ON clients
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+CREATE TRIGGER client_urls_changed_on_insert AFTER INSERT ON client_allowed_urls
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+CREATE TRIGGER client_urls_changed_on_update AFTER UPDATE ON client_allowed_urls
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+CREATE TRIGGER client_urls_changed_on_delete AFTER DELETE ON client_allowed_urls
+BEGIN UPDATE change_counters SET value = value + 1 WHERE name = 'clients'; END;
+
+"""#,
+            checksum: "1c1d889e61d91cdddafb147b295a9397e91376201df4e0d0133a7866e8dcb394"
+        ),
     ]
 }

@@ -6,8 +6,12 @@ import SQLite
 /// written together in one transaction so a reader never sees a half-updated client.
 public struct SQLiteClientStore: ClientStore {
     let database: Database
+    let cache: ClientCache
 
-    public init(store: Store) { database = store.database }
+    public init(store: Store) {
+        database = store.database
+        cache = store.clientCache
+    }
 
     public func create(_ client: Client) throws(StorageError) {
         try mapStorageErrors {
@@ -25,16 +29,26 @@ public struct SQLiteClientStore: ClientStore {
         }
     }
 
+    /// From the cache while no application changed since it was loaded (one single-row read), else from the tables.
     public func find(clientID: String) throws(StorageError) -> Client? {
         try mapStorageErrors {
-            try database.read { connection in
+            let counter = try database.withReader { try Self.changeCounter($0) }
+            if let cached = cache.client(clientID, counter: counter) { return cached }
+            return try database.read { connection in
                 guard let row = try connection.queryOne("SELECT * FROM clients WHERE client_id = ?", [.text(clientID)]) else {
                     return nil
                 }
                 let lists = try ClientAllowedURLs.load(clientID: clientID, from: connection)
-                return try Self.client(row, lists: lists[clientID] ?? ClientAllowedURLs.Lists())
+                let client = try Self.client(row, lists: lists[clientID] ?? ClientAllowedURLs.Lists())
+                cache.store(client, counter: try Self.changeCounter(connection))
+                return client
             }
         }
+    }
+
+    /// Bumped by triggers on every change to `clients` or `client_allowed_urls` (migration 0004).
+    private static func changeCounter(_ connection: Connection) throws -> Int64 {
+        try connection.queryOne("SELECT value FROM change_counters WHERE name = 'clients'")?.get(0, as: Int64.self) ?? 0
     }
 
     /// Every client, oldest first.

@@ -48,7 +48,7 @@ public struct SQLiteGrantStore: GrantStore {
         }
     }
 
-    private static func grant(_ row: Row) throws -> Grant {
+    static func grant(_ row: Row) throws -> Grant {
         Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"), userID: try row.optionalString("user_id"),
               sessionID: try row.optionalString("session_id"), scope: try row.string("scope"),
               audience: try row.optionalString("audience"), authTime: try row.optionalDate("auth_time"),

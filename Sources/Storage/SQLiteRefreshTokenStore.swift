@@ -92,7 +92,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
              SQLValue(optionalDate: token.rotatedAt), SQLValue(optional: token.successorHash), SQLValue(optionalDate: token.revokedAt)])
     }
 
-    private static func token(_ row: Row) throws -> RefreshToken {
+    static func token(_ row: Row) throws -> RefreshToken {
         RefreshToken(tokenHash: try row.string("token_hash"), grantID: try row.string("grant_id"), clientID: try row.string("client_id"),
                      userID: try row.string("user_id"), scope: try row.string("scope"), issuedAt: try row.date("issued_at"),
                      expiresAt: try row.date("expires_at"), lastUsedAt: try row.date("last_used_at"),

@@ -129,7 +129,7 @@ public struct SQLiteUserStore: UserStore {
          SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt)]
     }
 
-    private static func user(_ row: Row) throws -> User {
+    static func user(_ row: Row) throws -> User {
         User(userID: try row.string("user_id"), email: try row.string("email"), emailVerified: try row.flag("email_verified"),
              passwordHash: try row.optionalString("password_hash"), name: try row.optionalString("name"),
              givenName: try row.optionalString("given_name"), familyName: try row.optionalString("family_name"),

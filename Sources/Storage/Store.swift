@@ -5,6 +5,8 @@ import SQLite
 public final class Store: Sendable {
     public let path: String
     public let database: Database
+    /// Shared by every `SQLiteClientStore` over this store.
+    let clientCache = ClientCache()
 
     /// Opens (creating if needed, with its parent directory) the database at `path` and applies
     /// pending migrations. Throws `StoreOpenError` with a message for the operator.
@@ -53,6 +55,11 @@ public final class Store: Sendable {
         } catch {
             throw StorageError.map(error)
         }
+    }
+
+    /// For the daemon: checkpoints on a timer instead of inside the commit that fills the WAL.
+    public func startBackgroundCheckpoints() throws(StorageError) {
+        try mapStorageErrors { try database.startBackgroundCheckpoints() }
     }
 
     /// Closes every connection. Idempotent.

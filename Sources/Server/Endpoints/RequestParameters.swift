@@ -31,10 +31,7 @@ enum RequestParameters {
     }
 
     private static func body(of request: HTTPRequest) throws(OAuthError) -> [(String, String)] {
-        let mediaType = (request.headers["Content-Type"] ?? "").split(separator: ";").first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
-        switch mediaType {
+        switch mediaType(request.headers["Content-Type"]) {
         case "application/x-www-form-urlencoded":
             guard let text = String(validating: request.body, as: UTF8.self), let pairs = try? FormCodec.decode(text) else {
                 throw OAuthError(.invalidRequest, "The form body is not validly encoded.")
@@ -47,6 +44,14 @@ enum RequestParameters {
         default:
             throw OAuthError(.invalidRequest, "Send parameters as application/x-www-form-urlencoded or application/json.")
         }
+    }
+
+    /// The media type of a `Content-Type` value: before any parameters, without spaces, lower-cased.
+    static func mediaType(_ value: String?) -> String {
+        guard let value else { return "" }
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let type = value.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        return String(decoding: type.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     static func json(_ body: [UInt8]) throws(OAuthError) -> [(String, String)] {

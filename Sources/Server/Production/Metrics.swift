@@ -82,7 +82,7 @@ public final class Counter: MetricFamily {
     let help: String
     let labelNames: [String]
     var type: String { "counter" }
-    private let values = Mutex<[[String]: Double]>([:])
+    private let values = Striped<[[String]: Double]> { [:] }
 
     init(name: String, help: String, labelNames: [String]) {
         self.name = name
@@ -90,6 +90,11 @@ public final class Counter: MetricFamily {
         self.labelNames = labelNames
         // A counter without labels is exported as 0 from the start, so rate() works from the first scrape.
         if labelNames.isEmpty { values.withLock { $0[[]] = 0 } }
+    }
+
+    /// All series, summed over the stripes.
+    private func merged() -> [[String]: Double] {
+        values.snapshot().reduce(into: [:]) { total, stripe in total.merge(stripe, uniquingKeysWith: +) }
     }
 
     /// Adds `amount` (≥ 0) to the series for `labelValues` (one per label name, in order).
@@ -103,10 +108,10 @@ public final class Counter: MetricFamily {
     }
 
     /// The current value of one series (0 if never incremented).
-    public func value(_ labelValues: String...) -> Double { values.withLock { $0[labelValues] ?? 0 } }
+    public func value(_ labelValues: String...) -> Double { merged()[labelValues] ?? 0 }
 
     func render(into out: inout String) {
-        for (labels, value) in values.withLock({ $0 }).sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+        for (labels, value) in merged().sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             out += name + MetricsRegistry.labelText(labelNames, labels) + " " + MetricsRegistry.number(value) + "\n"
         }
     }
@@ -121,6 +126,18 @@ public final class Histogram: MetricFamily {
         var counts: [UInt64]
         var sum: Double = 0
         var count: UInt64 = 0
+
+        mutating func record(_ value: Double, slot: Int?) {
+            if let slot { counts[slot] += 1 }
+            sum += value
+            count += 1
+        }
+
+        mutating func add(_ other: Series) {
+            for index in counts.indices { counts[index] += other.counts[index] }
+            sum += other.sum
+            count += other.count
+        }
     }
 
     public let name: String
@@ -128,7 +145,7 @@ public final class Histogram: MetricFamily {
     let labelNames: [String]
     let buckets: [Double]
     var type: String { "histogram" }
-    private let series = Mutex<[[String]: Series]>([:])
+    private let series = Striped<[[String]: Series]> { [:] }
 
     init(name: String, help: String, labelNames: [String], buckets: [Double]) {
         precondition(buckets == buckets.sorted() && !buckets.isEmpty, "\(name): buckets must ascend")
@@ -146,20 +163,26 @@ public final class Histogram: MetricFamily {
     public func observe(_ value: Double, labelValues: [String]) {
         precondition(labelValues.count == labelNames.count, "\(name): wrong labels")
         let slot = buckets.firstIndex { value <= $0 }
+        let empty = buckets.count
         series.withLock { all in
-            var entry = all[labelValues] ?? Series(counts: Array(repeating: 0, count: buckets.count))
-            if let slot { entry.counts[slot] += 1 }
-            entry.sum += value
-            entry.count += 1
-            all[labelValues] = entry
+            all[labelValues, default: Series(counts: Array(repeating: 0, count: empty))].record(value, slot: slot)
+        }
+    }
+
+    /// All series, summed over the stripes.
+    private func merged() -> [[String]: Series] {
+        series.snapshot().reduce(into: [:]) { total, stripe in
+            for (labels, entry) in stripe {
+                if total[labels] == nil { total[labels] = entry } else { total[labels]!.add(entry) }
+            }
         }
     }
 
     /// Observations so far for one series.
-    public func count(_ labelValues: String...) -> UInt64 { series.withLock { $0[labelValues]?.count ?? 0 } }
+    public func count(_ labelValues: String...) -> UInt64 { merged()[labelValues]?.count ?? 0 }
 
     func render(into out: inout String) {
-        for (labels, entry) in series.withLock({ $0 }).sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+        for (labels, entry) in merged().sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             var cumulative: UInt64 = 0
             for (index, bound) in buckets.enumerated() {
                 cumulative += entry.counts[index]

@@ -15,7 +15,9 @@ struct Services: Sendable {
     let codes: any AuthorizationCodeStore
     let sessions: any SessionStore
     let grants: any GrantStore
+    let grantHolders: any GrantHolderReader
     let refreshTokens: any RefreshTokenStore
+    let refreshTokenFamilies: any RefreshTokenFamilyReader
     /// Derives refresh-token successors (a server secret from the key-encryption key).
     let refreshSuccessorKey: [UInt8]
     let transactions: any LoginTransactionStore
@@ -42,7 +44,9 @@ struct Services: Sendable {
         codes = SQLiteAuthorizationCodeStore(store: store)
         sessions = SQLiteSessionStore(store: store)
         grants = SQLiteGrantStore(store: store)
+        grantHolders = SQLiteGrantHolderReader(store: store)
         refreshTokens = SQLiteRefreshTokenStore(store: store)
+        refreshTokenFamilies = SQLiteRefreshTokenFamilyReader(store: store)
         refreshSuccessorKey = keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1")
         transactions = SQLiteLoginTransactionStore(store: store)
         audit = AuditStore(store: store)

@@ -67,7 +67,8 @@ struct UserinfoEndpoint: Sendable {
         do throws(OAuthError) {
             let grant = try AccessTokenValidator.validate(bearer: bearer, keys: services.keyRing.current.verificationKey,
                                                           issuer: services.issuer.url, grants: services.grants,
-                                                          users: services.users, clock: services.clock)
+                                                          users: services.users, clock: services.clock,
+                                                          holders: services.grantHolders)
             var response = HTTPResponse.json(UserClaims.userinfoBody(for: grant.user, scopes: grant.scopes))
             SecurityHeaders.noStore(&response)
             if request.headers["Origin"] != nil, let client = try? services.clients.find(clientID: grant.clientID) {

@@ -1,0 +1,58 @@
+import CSQLite
+import Dispatch
+
+/// Checkpoints off the commit path, for the daemon.
+///
+/// By default SQLite checkpoints inside the commit that crosses `wal_autocheckpoint` pages: that
+/// request then pays for copying the WAL back and two fsyncs (a latency spike every few hundred
+/// writes). Here a dedicated connection runs a PASSIVE checkpoint on a timer instead; it never
+/// takes the write lock, so commits go on meanwhile. The writer's own automatic checkpoint stays
+/// as a backstop, raised so that it only fires if the timer falls far behind.
+final class BackgroundCheckpointer: @unchecked Sendable {
+    private let connection: Connection
+    private let queue = DispatchQueue(label: "gatehouse.sqlite.checkpoint")
+    private let timer: DispatchSourceTimer
+
+    /// Safety of `@unchecked Sendable`: `connection` is used only on `queue`.
+    init(path: String, interval: Duration) throws {
+        connection = try Connection(path: path)
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                       leeway: .nanoseconds(nanoseconds / 10))
+        timer.setEventHandler { [connection] in
+            // Busy or partial results are normal (a reader on an old snapshot); the next tick retries.
+            _ = try? connection.checkpointPassive()
+        }
+        timer.resume()
+    }
+
+    /// Stops the timer, waits for a running checkpoint, and closes the connection.
+    func stop() {
+        queue.sync {
+            timer.cancel()
+            connection.close()
+        }
+    }
+}
+
+extension Connection {
+    /// `sqlite3_wal_checkpoint_v2(PASSIVE)`: copies what it can without waiting for anyone.
+    func checkpointPassive() throws {
+        let db = try openHandle("PRAGMA wal_checkpoint(PASSIVE)")
+        let result = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard result == SQLITE_OK else { throw SQLiteError(resultCode: result, db: db, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+}
+
+extension Database {
+    /// Starts checkpointing every `interval` on a dedicated connection and raises the writer's
+    /// automatic checkpoint to `backstopPages`. Idempotent; `close()` stops it.
+    public func startBackgroundCheckpoints(interval: Duration = .milliseconds(250), backstopPages: Int = 10_000) throws {
+        try checkpointer.withLock { current in
+            guard current == nil else { return }
+            try withWriter { try $0.execute("PRAGMA wal_autocheckpoint = \(backstopPages)") }
+            current = try BackgroundCheckpointer(path: path, interval: interval)
+        }
+    }
+}
