@@ -1,13 +1,14 @@
 import CSQLite
 import Dispatch
 
-/// Checkpoints off the commit path, for the daemon.
+/// Checkpoint work off the commit path, for the daemon.
 ///
-/// By default SQLite checkpoints inside the commit that crosses `wal_autocheckpoint` pages: that
-/// request then pays for copying the WAL back and two fsyncs (a latency spike every few hundred
-/// writes). Here a dedicated connection runs a PASSIVE checkpoint on a timer instead; it never
-/// takes the write lock, so commits go on meanwhile. The writer's own automatic checkpoint stays
-/// as a backstop, raised so that it only fires if the timer falls far behind.
+/// SQLite checkpoints inside the commit that crosses `wal_autocheckpoint` pages: that request
+/// pays for copying the whole WAL back (a latency spike every few hundred writes, during which
+/// every other writer waits). Here a dedicated connection runs a PASSIVE checkpoint on a timer;
+/// it never takes the write lock, so commits go on meanwhile. The writer's automatic checkpoint
+/// stays: it is what lets the WAL start over (only the writer can copy the last frames while no
+/// new ones arrive), but it now finds nearly everything already copied.
 final class BackgroundCheckpointer: @unchecked Sendable {
     private let connection: Connection
     private let queue = DispatchQueue(label: "gatehouse.sqlite.checkpoint")
@@ -46,12 +47,10 @@ extension Connection {
 }
 
 extension Database {
-    /// Starts checkpointing every `interval` on a dedicated connection and raises the writer's
-    /// automatic checkpoint to `backstopPages`. Idempotent; `close()` stops it.
-    public func startBackgroundCheckpoints(interval: Duration = .milliseconds(250), backstopPages: Int = 10_000) throws {
+    /// Starts checkpointing every `interval` on a dedicated connection. Idempotent; `close()` stops it.
+    public func startBackgroundCheckpoints(interval: Duration = .milliseconds(100)) throws {
         try checkpointer.withLock { current in
             guard current == nil else { return }
-            try withWriter { try $0.execute("PRAGMA wal_autocheckpoint = \(backstopPages)") }
             current = try BackgroundCheckpointer(path: path, interval: interval)
         }
     }
