@@ -11,8 +11,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 
 /// accept4(2) is only declared under _GNU_SOURCE, which Swift's Glibc import does not set; call it by number.
 static inline int gh_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
     return (int)syscall(SYS_accept4, fd, address, length, flags);
+}
+
+/// Names the calling thread (what top -H and gdb show); prctl(2) is variadic, which Swift cannot call.
+static inline int gh_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Glibc
 import Logging
 import Synchronization
 
@@ -61,12 +62,10 @@ public final class HTTPServer: Sendable {
             context.pool.start()
             for loop in state.loops {
                 loopsFinished.enter()
-                let thread = Thread { [loopsFinished] in
+                OSThread.start(name: "http-loop-\(loop.index)") { [loopsFinished] in
                     loop.run()
                     loopsFinished.leave()
                 }
-                thread.name = "http-loop-\(loop.index)"
-                thread.start()
             }
             context.logger.info("http_listening", ["addresses": .string(bound.map(\.description).joined(separator: " "))])
             return bound

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Synchronization
 
 /// A fixed set of threads running blocking handler work (SQLite, crypto) off the event loops.
@@ -21,9 +21,7 @@ final class WorkerPool: Sendable {
 
     func start() {
         for index in 0..<threadCount {
-            let thread = Thread { [self] in self.work() }
-            thread.name = "http-worker-\(index)"
-            thread.start()
+            OSThread.start(name: "http-worker-\(index)") { [self] in self.work() }
         }
     }
 

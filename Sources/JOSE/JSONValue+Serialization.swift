@@ -1,5 +1,3 @@
-import Foundation
-
 // Direct JSON for the token hot path. Tokens and token responses are small objects of
 // `JSONValue`; going through Codable (JSONEncoder/JSONDecoder) costs more than signing them
 // with ES256. Output rules match `CanonicalJSON`: compact, keys sorted, `/` unescaped.
@@ -79,51 +77,9 @@ extension JSONValue {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
-    /// Parses a JSON object with JSONSerialization (much faster than JSONDecoder on Linux).
-    /// Duplicate member names must be rejected by the caller first (`DuplicateKeys`).
+    /// Parses a JSON object (see `init(parsing:)`: strict, repeated member names refused); nil otherwise.
     static func parseObject(_ bytes: [UInt8]) -> [String: JSONValue]? {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) as? [String: Any] else {
-            return nil
-        }
-        var result: [String: JSONValue] = [:]
-        for (key, value) in object {
-            guard let converted = JSONValue(foundation: value) else { return nil }
-            result[key] = converted
-        }
-        return result
-    }
-
-    init?(foundation value: Any) {
-        switch value {
-        case let text as String:
-            self = .string(text)
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": self = .bool(number.boolValue)
-            case "d", "f":
-                let double = number.doubleValue
-                if double.rounded() == double, abs(double) < 9.0e15 { self = .integer(Int64(double)) } else { self = .number(double) }
-            default: self = .integer(number.int64Value)
-            }
-        case is NSNull:
-            self = .null
-        case let array as [Any]:
-            var values: [JSONValue] = []
-            values.reserveCapacity(array.count)
-            for element in array {
-                guard let converted = JSONValue(foundation: element) else { return nil }
-                values.append(converted)
-            }
-            self = .array(values)
-        case let object as [String: Any]:
-            var members: [String: JSONValue] = [:]
-            for (key, element) in object {
-                guard let converted = JSONValue(foundation: element) else { return nil }
-                members[key] = converted
-            }
-            self = .object(members)
-        default:
-            return nil
-        }
+        guard case .object(let members)? = try? JSONValue(parsing: bytes) else { return nil }
+        return members
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value, for JOSE headers and JWT claim sets.
 ///

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Glibc
 import Settings
 
@@ -45,8 +45,11 @@ public struct KeyEncryptionKey: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .keyEncryptionKeyUnusable("cannot read \(path)")
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let bytes = Data(base64Encoded: text), bytes.count == AESGCM.keySize else {
+        // Editors and `echo` leave a newline; Character.isWhitespace is the set .whitespacesAndNewlines was.
+        var text = Substring(decoding: data, as: UTF8.self)
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        guard let bytes = Data(base64Encoded: String(text)), bytes.count == AESGCM.keySize else {
             throw .keyEncryptionKeyUnusable("\(path) does not hold the base64 encoding of 32 bytes")
         }
         return KeyEncryptionKey(bytes: Array(bytes), source: path)
@@ -54,7 +57,7 @@ public struct KeyEncryptionKey: Sendable {
 
     /// Writes a fresh random key with O_EXCL, so two processes starting at once agree on one key.
     private static func create(at path: String) throws(KeyError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""  // "" for a bare file name or /file
         if !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                      attributes: [.posixPermissions: 0o700])

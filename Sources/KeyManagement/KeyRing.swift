@@ -1,9 +1,9 @@
-import Foundation
 import Logging
 import Synchronization
 
 /// The daemon's current `KeySet`, refreshed when the stored keys change
-/// (e.g. after `idp-admin keys rotate` in another process).
+/// (e.g. after `idp-admin keys rotate` in another process); the daemon calls `refresh()`
+/// every few seconds.
 public final class KeyRing: Sendable {
     private let manager: KeyManager
     private let state: Mutex<(fingerprint: String, keys: KeySet)>
@@ -38,21 +38,4 @@ public final class KeyRing: Sendable {
             return false
         }
     }
-
-    /// Polls for changes on a background thread every `interval` until `stop()`.
-    public func startRefreshing(every interval: Duration = .seconds(2)) {
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        let thread = Thread { [self] in
-            while !stopped.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: seconds)
-                refresh()
-            }
-        }
-        thread.name = "gatehouse-keyring"
-        thread.start()
-    }
-
-    public func stop() { stopped.withLock { $0 = true } }
-
-    private let stopped = Mutex(false)
 }

@@ -28,6 +28,9 @@ public final class LogSink: Sendable {
         descriptor.withLock { $0 = newDescriptor }
     }
 
+    /// Writes `text` and a newline at once, unbuffered (the daemon's banner and fatal messages).
+    public func write(line text: String) { write(Array(text.utf8)) }
+
     func write(_ line: [UInt8]) {
         let keptInMemory = captured.withLock { lines -> Bool in
             guard lines != nil else { return false }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Writes one JSON object per line: `time`, `level`, `event`, then the fields in key order.

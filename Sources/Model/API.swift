@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A resource server (Auth0's "API"): the audience machine-to-machine and user access tokens are minted for.
 public struct API: Sendable, Equatable {

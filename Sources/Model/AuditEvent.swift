@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Something that happened, for operators: logins, failures, token issuance, admin changes.
 public struct AuditEvent: Sendable, Equatable {

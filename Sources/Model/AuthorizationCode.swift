@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An issued authorization code, stored by the digest of its value.
 public struct AuthorizationCode: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An application (Auth0's term) that signs users in through Gatehouse.
 public struct Client: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The source of "now", injected so expiry logic can be tested without waiting.
 public protocol Clock: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One token family: everything issued from one authorization. Revoking it kills its
 /// refresh tokens and, through the `grant_id` claim, its access tokens.

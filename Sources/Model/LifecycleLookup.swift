@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The read-only queries revocation, introspection and logout need beyond the record stores.
 public protocol LifecycleLookup: Sendable {

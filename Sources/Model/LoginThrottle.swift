@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Failed-login bookkeeping for one throttle key (an email+IP pair, or an IP).
 public struct ThrottleState: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A pending authorization: the validated /authorize request, kept server-side between
 /// showing the login form and issuing the code. The browser holds only its id in a cookie.

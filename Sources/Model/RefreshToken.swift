@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One refresh token of a token family (a `Grant`), stored only as the digest of its value.
 ///

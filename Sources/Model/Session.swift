@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A browser sign-in (SSO) session; one per device and login.
 public struct Session: Sendable, Equatable {

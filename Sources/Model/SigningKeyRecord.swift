@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A signing key as stored: its public JWK and its AES-GCM-encrypted private key.
 public struct SigningKeyRecord: Sendable, Equatable {

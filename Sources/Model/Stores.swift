@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The narrow storage interfaces the protocol core and the web layer use. SQLite
 // implements them in `Storage`; TestSupport has in-memory ones. Every method throws

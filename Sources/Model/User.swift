@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A person who signs in; `userID` is the `sub` claim.
 public struct User: Sendable, Equatable {

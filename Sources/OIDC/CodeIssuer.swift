@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// Issues authorization codes (RFC 6749 §4.1.2; RFC 9700 §4.5): 256 random bits, base64url,

@@ -1,4 +1,4 @@
-import Foundation
+import JOSE
 
 /// The OpenID Provider Metadata served at `/.well-known/openid-configuration`
 /// (OpenID Connect Discovery 1.0 §3, RFC 8414). Every URL derives from the configured
@@ -25,39 +25,40 @@ public struct DiscoveryDocument: Sendable {
     }
 
     /// The metadata as a JSON object. Only endpoints and grants that are served are advertised.
-    public var metadata: [String: Any] {
+    public var metadata: [String: JSONValue] {
         [
-            "issuer": issuer,
-            "authorization_endpoint": issuer + Path.authorize,
-            "token_endpoint": issuer + Path.token,
-            "userinfo_endpoint": issuer + Path.userinfo,
-            "jwks_uri": issuer + Path.jwks,
-            "revocation_endpoint": issuer + Path.revoke,
-            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "introspection_endpoint": issuer + Path.introspect,
-            "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "end_session_endpoint": issuer + Path.endSession,
-            "response_types_supported": ["code"],
-            "response_modes_supported": ["query", "form_post"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
-            "subject_types_supported": ["public"],
-            "id_token_signing_alg_values_supported": ["RS256", "ES256"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "scopes_supported": ["openid", "profile", "email", "offline_access"],
-            "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "sid",
-                                 "name", "given_name", "family_name", "nickname", "picture", "updated_at",
-                                 "email", "email_verified"],
-            "authorization_response_iss_parameter_supported": true,
-            "request_parameter_supported": false,
-            "request_uri_parameter_supported": false,
+            "issuer": .string(issuer),
+            "authorization_endpoint": .string(issuer + Path.authorize),
+            "token_endpoint": .string(issuer + Path.token),
+            "userinfo_endpoint": .string(issuer + Path.userinfo),
+            "jwks_uri": .string(issuer + Path.jwks),
+            "revocation_endpoint": .string(issuer + Path.revoke),
+            "revocation_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post", "none"]),
+            "introspection_endpoint": .string(issuer + Path.introspect),
+            "introspection_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post"]),
+            "end_session_endpoint": .string(issuer + Path.endSession),
+            "response_types_supported": strings(["code"]),
+            "response_modes_supported": strings(["query", "form_post"]),
+            "grant_types_supported": strings(["authorization_code", "refresh_token", "client_credentials"]),
+            "subject_types_supported": strings(["public"]),
+            "id_token_signing_alg_values_supported": strings(["RS256", "ES256"]),
+            "code_challenge_methods_supported": strings(["S256"]),
+            "token_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post", "none"]),
+            "scopes_supported": strings(["openid", "profile", "email", "offline_access"]),
+            "claims_supported": strings(["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "sid",
+                                         "name", "given_name", "family_name", "nickname", "picture", "updated_at",
+                                         "email", "email_verified"]),
+            "authorization_response_iss_parameter_supported": .bool(true),
+            "request_parameter_supported": .bool(false),
+            "request_uri_parameter_supported": .bool(false),
         ]
     }
 
+    private func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+
     /// Stable JSON bytes (sorted keys, unescaped slashes), rendered once and cached by the caller.
     public func jsonBytes() -> [UInt8] {
-        // JSONSerialization only fails on non-JSON types, which `metadata` never holds.
-        let data = try! JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Array(data)
+        // Encoding only fails on a non-finite number, which `metadata` never holds.
+        try! JSONValue.object(metadata).jsonBytes()
     }
 }

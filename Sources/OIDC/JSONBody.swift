@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JOSE
 
 /// Compact JSON with sorted keys and unescaped slashes, for response bodies.

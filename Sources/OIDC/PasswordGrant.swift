@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// Checks a user's email and password for the resource-owner grants; the web layer implements it

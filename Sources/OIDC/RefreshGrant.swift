@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// Refresh-token issuance and the `refresh_token` grant's configuration: the store, and the
@@ -169,7 +169,7 @@ extension TokenEndpoint {
     /// The requested scopes, which may only narrow the family's; none requested → all of them.
     func narrowedScopes(_ requested: String?, granted: String) throws(OAuthError) -> [String] {
         let grantedScopes = Set(granted.split(separator: " ").map(String.init))
-        guard let requested, !requested.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let requested, !requested.trimmingWhitespace().isEmpty else {
             return AuthorizationRequest.canonicalScopes(granted)
         }
         let asked = Set(requested.split(separator: " ", omittingEmptySubsequences: true).map(String.init))

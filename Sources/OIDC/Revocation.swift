@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Model
 
 /// What a revocation request did; the HTTP answer is 200 with an empty body either way (RFC 7009 §2.2).

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// What a grant hands to token minting: who, for which client, under which grant, with what.

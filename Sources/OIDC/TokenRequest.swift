@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// A parsed token-endpoint request: body parameters (form, or JSON flattened to string pairs
@@ -95,7 +95,7 @@ public enum ClientAuthenticator {
         guard bytes.count > 6, bytes.prefix(6).map(ASCII.lowercase) == Array("basic ".utf8) else {
             throw OAuthError(.invalidClient, failed, detail: "unsupported Authorization scheme")
         }
-        let encoded = String(decoding: bytes.dropFirst(6), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let encoded = String(decoding: bytes.dropFirst(6), as: UTF8.self).trimmingWhitespace()
         guard encoded.utf8.count <= 4096, let data = Data(base64Encoded: encoded),
               let decoded = String(data: data, encoding: .utf8),
               let colon = decoded.firstIndex(of: ":") else {

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Database {
     /// Writes a consistent copy of the database to `destination` with SQLite's online backup API.

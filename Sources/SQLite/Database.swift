@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The connection pool the app uses: one writer behind a mutex and N read-only readers, all in WAL mode.
 ///
@@ -18,13 +19,13 @@ public final class Database: Sendable {
     /// Opens the database at `path`, creating it and its parent directory if missing.
     public init(path: String, readers: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = Self.parentDirectory(of: path)
         if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
                 throw SQLiteError(extendedCode: SQLITE_CANTOPEN,
-                                  message: "cannot open \(path): cannot create directory \(directory): \(error.localizedDescription)")
+                                  message: "cannot open \(path): cannot create directory \(directory): \(Self.describe(error))")
             }
         }
         // The writer first: it creates the file and switches it to WAL, which readers then find.
@@ -45,6 +46,20 @@ public final class Database: Sendable {
 
     deinit {
         close()
+    }
+
+    /// "No such file or directory" rather than the CocoaError's debug text FileManager throws.
+    private static func describe(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        return "\(error)"
+    }
+
+    /// What `NSString.deletingLastPathComponent` gave: "" for a bare file name, "/" at the root.
+    static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer and commits;

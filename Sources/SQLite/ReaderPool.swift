@@ -1,11 +1,9 @@
-import Foundation
-
 /// A fixed set of read-only connections handed out one thread at a time.
 ///
 /// A caller waits (on a condition, not a spin) when all readers are busy; readers are
 /// never shared, so each one's statement cache and transaction state stay single-threaded.
 final class ReaderPool: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var idle: [Connection]
     private var isClosed = false
 

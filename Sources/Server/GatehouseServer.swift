@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTP
 import KeyManagement
 import Logging
@@ -12,6 +12,7 @@ public final class GatehouseServer: Sendable {
     private let logger: Logger
     private let store: Store
     private let keyRing: KeyRing
+    private let keyRefresher = PeriodicTask()
     private let audit: AuditRecorder
     private let http: HTTPServer
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
@@ -51,7 +52,7 @@ public final class GatehouseServer: Sendable {
     public func start() throws -> [BoundAddress] {
         do {
             let bound = try http.start()
-            keyRing.startRefreshing(every: .seconds(2))
+            keyRefresher.start(name: "gatehouse-keyring", every: .seconds(2)) { [keyRing] in keyRing.refresh() }
             audit.start()
             let admin = try startAdmin()
             adminAddresses.withLock { $0 = admin }
@@ -73,7 +74,7 @@ public final class GatehouseServer: Sendable {
             return try production.startAdmin()
         } catch {
             http.shutdown()
-            keyRing.stop()
+            keyRefresher.stop()
             store.close()
             throw StartupError.listen(settings.adminListen?.description ?? "admin_listen", reason: String(describing: error))
         }
@@ -83,7 +84,7 @@ public final class GatehouseServer: Sendable {
     public func shutdown() {
         http.shutdown()
         production.stopAdmin()
-        keyRing.stop()
+        keyRefresher.stop()
         audit.stop()  // Writes the events of the last requests before the database closes.
         store.close()
     }

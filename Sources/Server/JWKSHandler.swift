@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTP
 import KeyManagement
 import Settings
@@ -28,7 +28,7 @@ enum ETagMatch {
     static func matches(_ header: String, etag: String) -> Bool {
         let wanted = strip(etag)
         for candidate in header.split(separator: ",") {
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            let tag = candidate.trimmingWhitespace()
             if tag == "*" || strip(tag) == wanted { return true }
         }
         return false

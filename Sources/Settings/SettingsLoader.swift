@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Builds `Settings` from defaults, then a config file, then `IDP_*` environment variables.
 public enum SettingsLoader {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An IPv4 or IPv6 address as its network-order bytes (4 or 16). IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is
 /// normalised to IPv4, so a peer accepted on a dual-stack socket matches IPv4 ranges.
@@ -33,7 +34,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         withUnsafeMutableBytes(of: &copy) { $0.copyBytes(from: bytes) }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         inet_ntop(AF_INET6, &copy, &text, socklen_t(text.count))
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Parsers for setting values; each returns the value or a message saying what was expected.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Model
 import SQLite
 
@@ -18,8 +18,7 @@ public struct AuditStore: Sendable {
         try mapStorageErrors {
             try database.write { connection in
                 for event in events {
-                    let details = (try? JSONSerialization.data(withJSONObject: event.details, options: [.sortedKeys, .withoutEscapingSlashes]))
-                        .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    let details = (try? StringMapJSON.encode(event.details)) ?? "{}"
                     _ = try connection.run(
                         "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
@@ -54,7 +53,7 @@ public struct AuditStore: Sendable {
 
     private static func event(_ row: Row) throws -> AuditEvent {
         let detailsText = try row.string("details")
-        let details = (try? JSONSerialization.jsonObject(with: Data(detailsText.utf8))) as? [String: String] ?? [:]
+        let details = StringMapJSON.decode(detailsText) ?? [:]
         return AuditEvent(id: try row.int64("id"), time: Date(timeIntervalSince1970: TimeInterval(try row.int64("time"))),
                           event: try row.string("event"), userID: try Self.optional(row, "user_id"),
                           clientID: try Self.optional(row, "client_id"), ip: try Self.optional(row, "ip"),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SQLite
 
 // Small conversions shared by the record stores: times are Unix seconds, nullable

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Model
 import SQLite
 
@@ -35,7 +35,7 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
     }
 
     public func clear(key: String) throws(StorageError) {
-        try mapStorageErrors {
+        _ = try mapStorageErrors {
             try database.write { connection in
                 try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
             }

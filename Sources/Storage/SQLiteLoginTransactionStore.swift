@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Model
 import SQLite
 
@@ -65,8 +65,7 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
 
     private static func encode(_ parameters: [String: String]) throws(StorageError) -> String {
         do {
-            let data = try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys, .withoutEscapingSlashes])
-            return String(decoding: data, as: UTF8.self)
+            return try StringMapJSON.encode(parameters)
         } catch {
             throw StorageError.internal("cannot encode login transaction parameters: \(error)")
         }
@@ -74,7 +73,7 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
 
     private static func transaction(_ row: Row) throws -> LoginTransaction {
         let text = try row.string("parameters")
-        guard let parameters = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: String] else {
+        guard let parameters = StringMapJSON.decode(text) else {
             throw StorageError.internal("login transaction parameters are not a JSON object of strings")
         }
         return LoginTransaction(idHash: try row.string("id_hash"), clientID: try row.string("client_id"), parameters: parameters,

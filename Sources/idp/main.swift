@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import Server
 import Settings
@@ -9,7 +10,7 @@ ProcessSetup.ignoreBrokenPipes()
 ProcessSetup.restrictFileCreation()
 
 func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    LogSink(descriptor: 2).write(line: message)
     exit(status)
 }
 
@@ -63,7 +64,7 @@ do {
                             "database": .string(settings.database), "version": .string(Version.current)])
     var banner = "Gatehouse \(Version.current) listening on \(addresses.joined(separator: ", ")) — issuer \(settings.issuer.url)"
     if !server.adminBound.isEmpty { banner += " — admin \(server.adminBound.map(\.description).joined(separator: ", "))" }
-    FileHandle.standardOutput.write(Data((banner + "\n").utf8))
+    LogSink(descriptor: 1).write(line: banner)  // Unbuffered: supervisors and tests wait for this line.
     SystemdNotify.ready(status: "serving \(settings.issuer.url)")
 } catch {
     fail("idp: \(error)", status: 1)

@@ -1,5 +1,5 @@
-import Foundation
 import HTTP
+import JOSE
 import OIDC
 
 /// OAuth parameters from a request: the query for GET, the body for POST.
@@ -55,22 +55,19 @@ enum RequestParameters {
     }
 
     static func json(_ body: [UInt8]) throws(OAuthError) -> [(String, String)] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+        // The parser refuses repeated member names, so a JSON body never smuggles in a second value.
+        guard case .object(let object)? = try? JSONValue(parsing: body) else {
             throw OAuthError(.invalidRequest, "The JSON body must be an object.")
         }
         var pairs: [(String, String)] = []
         for key in object.keys.sorted() {
-            switch object[key] {
-            case let text as String:
-                pairs.append((key, text))
-            case let number as NSNumber:
-                // JSONSerialization gives booleans as NSNumber too (objCType "c"); keep their JSON spelling.
-                let isBool = String(cString: number.objCType) == "c"
-                pairs.append((key, isBool ? (number.boolValue ? "true" : "false") : number.stringValue))
-            case is NSNull:
-                continue
-            default:
-                throw OAuthError(.invalidRequest, "The parameter \(key) must be a string.")
+            switch object[key]! {
+            case .string(let text): pairs.append((key, text))
+            case .integer(let number): pairs.append((key, String(number)))
+            case .number(let number): pairs.append((key, String(number)))
+            case .bool(let flag): pairs.append((key, flag ? "true" : "false"))
+            case .null: continue
+            case .array, .object: throw OAuthError(.invalidRequest, "The parameter \(key) must be a string.")
             }
         }
         return pairs

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A small thread-safe Prometheus registry: counters, callback gauges and fixed-bucket histograms,
@@ -46,9 +46,7 @@ public final class MetricsRegistry: Sendable {
 
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    static func escapeHelp(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
-    }
+    static func escapeHelp(_ text: String) -> String { escape(text, quotes: false) }
 
     static func labelText(_ names: [String], _ values: [String], extra: (String, String)? = nil) -> String {
         var pairs = zip(names, values).map { "\($0)=\"\(escapeLabel($1))\"" }
@@ -56,9 +54,21 @@ public final class MetricsRegistry: Sendable {
         return pairs.isEmpty ? "" : "{" + pairs.joined(separator: ",") + "}"
     }
 
-    static func escapeLabel(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+    static func escapeLabel(_ text: String) -> String { escape(text, quotes: true) }
+
+    /// Backslash, newline and (in label values) double quote escaped, per the text exposition format.
+    /// Scalar by scalar, so the "\n" of a "\r\n" pair is escaped too.
+    private static func escape(_ text: String, quotes: Bool) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\"" where quotes: out.append(contentsOf: #"\""#.unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     static func number(_ value: Double) -> String {

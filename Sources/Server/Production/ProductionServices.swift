@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import HTTP
+import JOSE
 import Logging
 import Settings
 import Storage
@@ -137,13 +138,14 @@ struct AdminEndpoints: Sendable {
         let selfCheck = self.selfCheck
         router.add("GET", "proxyz", execution: .inline) { _ in
             let report = selfCheck.report
-            var object: [String: Any] = [:]
-            if let value = report.firstTrusted { object["first_trusted"] = value }
-            if let value = report.mismatch { object["mismatch"] = value }
-            if let value = report.untrustedPeer { object["untrusted_peer"] = value }
-            if let value = report.untrustedHeaders { object["untrusted_headers"] = value }
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-            var response = HTTPResponse.json(Array(data))
+            func strings(_ map: [String: String]) -> JSONValue { .object(map.mapValues(JSONValue.string)) }
+            var object: [String: JSONValue] = [:]
+            if let value = report.firstTrusted { object["first_trusted"] = strings(value) }
+            if let value = report.mismatch { object["mismatch"] = strings(value) }
+            if let value = report.untrustedPeer { object["untrusted_peer"] = .string(value) }
+            if let value = report.untrustedHeaders { object["untrusted_headers"] = strings(value) }
+            // Only strings inside, so encoding cannot fail.
+            var response = HTTPResponse.json((try? JSONValue.object(object).jsonBytes()) ?? Array("{}".utf8))
             response.headers.set("Cache-Control", "no-store")
             return response
         }

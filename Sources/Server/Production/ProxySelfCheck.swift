@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTP
 import Logging
 import Settings
@@ -77,7 +77,7 @@ public final class ProxySelfCheck: Sendable {
         state.withLock { $0.mismatch = record }
         var fields: [String: LogValue] = ["problem": .string(problem.what), "fix": .string(problem.fix),
                                           "issuer": .string(issuer.url)]
-        for (name, value) in view.seen { fields[name.lowercased().replacingOccurrences(of: "-", with: "_")] = .string(value) }
+        for (name, value) in view.seen { fields[name.lowercased().replacing("-", with: "_")] = .string(value) }
         logger.warning("proxy_mismatch", fields)
     }
 

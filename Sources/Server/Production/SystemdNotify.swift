@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `sd_notify(3)` without libsystemd: one datagram to `$NOTIFY_SOCKET` (a path, or `@name` for the

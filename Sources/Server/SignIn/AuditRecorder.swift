@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import Model
 import Storage
@@ -11,7 +11,7 @@ final class AuditRecorder: Sendable {
     private let store: AuditStore
     private let logger: Logger
     private let pending = Mutex<[AuditEvent]>([])
-    private let stopped = Mutex(false)
+    private let flusher = PeriodicTask()
 
     init(store: AuditStore, logger: Logger) {
         self.store = store
@@ -37,18 +37,11 @@ final class AuditRecorder: Sendable {
 
     /// Flushes every `interval` on a background thread until `stop()`.
     func start(every interval: TimeInterval = 0.2) {
-        let thread = Thread { [self] in
-            while !stopped.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: interval)
-                flush()
-            }
-        }
-        thread.name = "gatehouse-audit"
-        thread.start()
+        flusher.start(name: "gatehouse-audit", every: .seconds(interval)) { [self] in flush() }
     }
 
     func stop() {
-        stopped.withLock { $0 = true }
+        flusher.stop()
         flush()
     }
 }

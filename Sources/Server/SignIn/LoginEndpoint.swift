@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import HTTP
 import Model
 import OIDC
@@ -39,7 +39,7 @@ struct LoginEndpoint: Sendable {
                 return AuthorizationRedirect.error(target, OAuthError(.accessDenied, "The user cancelled the sign-in."), services: services,
                                                    setCookies: [services.cookies.delete(.transaction)])
             }
-            let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+            let email = (form["email"] ?? "").trimmingWhitespace()
             let failedPage = LoginPage.render(appName: client.name, issuer: services.issuer, transactionID: transactionID,
                                               csrfToken: form["csrf_token"] ?? "", email: email, errorMessage: Self.wrongCredentials, status: 401,
                                               redirectURI: authorization.redirectURI)

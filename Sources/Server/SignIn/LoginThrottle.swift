@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import Model
 
 /// Brute-force protection for the login form (negative-tests G02–G08).

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import JOSE
 
 /// The SDK telemetry in `Auth0-Client` / `auth0Client`: base64url JSON `{"name":…,"version":…,…}`.
 ///
@@ -17,11 +17,11 @@ struct ClientInfo: Sendable, Equatable {
         // Tolerate padding and the standard alphabet: the value is informational.
         var text = value
         while text.hasSuffix("=") { text.removeLast() }
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        text = text.replacing("+", with: "-").replacing("/", with: "_")
         guard let bytes = try? Base64URL.decode(text),
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let rawName = object["name"] as? String, let name = clean(rawName, limit: 64) else { return nil }
-        let version = (object["version"] as? String).flatMap { clean($0, limit: 32) }
+              case .object(let object)? = try? JSONValue(parsing: bytes),
+              let rawName = object["name"]?.stringValue, let name = clean(rawName, limit: 64) else { return nil }
+        let version = object["version"]?.stringValue.flatMap { clean($0, limit: 32) }
         return ClientInfo(name: name, version: version)
     }
 
@@ -35,7 +35,7 @@ struct ClientInfo: Sendable, Equatable {
             && scalar.properties.generalCategory != .lineSeparator && scalar.properties.generalCategory != .paragraphSeparator {
             printable.append(scalar)
         }
-        let trimmed = String(printable).trimmingCharacters(in: .whitespaces)
+        let trimmed = String(printable).trimmingWhitespace()
         guard !trimmed.isEmpty else { return nil }
         return String(trimmed.prefix(limit))
     }

@@ -8,7 +8,7 @@ enum WebOrigin {
     /// - Parameter allowPath: accept and ignore a path, query or fragment (configured Web Origins and
     ///   URLs); an `Origin` header never has one, so it is parsed with `false`.
     static func normalize(_ text: String, allowPath: Bool = false) -> String? {
-        guard let separator = text.range(of: "://") else { return nil }
+        guard let separator = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound].lowercased()
         guard isScheme(scheme) else { return nil }
         var authority = text[separator.upperBound...]

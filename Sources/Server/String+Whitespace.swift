@@ -1,0 +1,14 @@
+extension StringProtocol {
+    /// Drops tabs and Unicode space separators (Zs) at both ends, but not line breaks: what
+    /// Foundation's `trimmingCharacters(in: .whitespaces)` did, which FoundationEssentials lacks.
+    func trimmingWhitespace() -> String {
+        let scalars = Substring(self).unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+}
+
+private extension Unicode.Scalar {
+    var isWhitespace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
+}
