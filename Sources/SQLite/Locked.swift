@@ -1,16 +1,28 @@
-import Synchronization
+import Glibc
 
 /// A value guarded by a lock: the writer connection is only ever touched inside `withLock`.
 ///
-/// A class around `Mutex` so the value can be a non-Sendable connection that stays put while
-/// callers borrow it; the lock, not the type system, is what makes sharing it safe.
+/// A plain pthread mutex, not `Synchronization.Mutex`: the writer lock is held across SQLite
+/// commits (syscalls) while other workers queue for it, and `Mutex` spins before it sleeps (on a
+/// priority-inheritance futex), which burns the very cores the holder needs. The mutex lives in
+/// heap memory of its own because pthread objects must never move.
 final class Locked<Value>: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        try lock.withLock { _ in try body(&value) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
     }
 }
