@@ -61,7 +61,7 @@ public final class Connection: @unchecked Sendable {
         // would silently lose WAL's reader/writer concurrency, so refuse to run on it.
         let mode: SQLValue?
         do {
-            mode = try queryOne("PRAGMA journal_mode = WAL").flatMap { $0[0] }
+            mode = try enableWAL(busyTimeout: busyTimeout)
         } catch let error as SQLiteError {
             throw SQLiteError(
                 extendedCode: error.extendedCode,
@@ -76,6 +76,21 @@ public final class Connection: @unchecked Sendable {
                 sql: "PRAGMA journal_mode = WAL")
         }
         try execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+    }
+
+    /// `PRAGMA journal_mode = WAL`, retried while another connection holds the lock: SQLite answers
+    /// a contended journal-mode change with SQLITE_BUSY at once, without its busy handler, which two
+    /// processes opening a brand-new database together (idp and idp-admin) would otherwise hit.
+    private func enableWAL(busyTimeout: Duration) throws -> SQLValue? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + busyTimeout
+        while true {
+            do {
+                return try queryOne("PRAGMA journal_mode = WAL").flatMap { $0[0] }
+            } catch let error as SQLiteError where error.isBusy && clock.now < deadline {
+                sqlite3_sleep(5)  // milliseconds
+            }
+        }
     }
 
     /// Finalizes cached statements and closes the handle. Idempotent.

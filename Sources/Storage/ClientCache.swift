@@ -1,10 +1,10 @@
 import Model
-import Synchronization
+import SQLite
 
 /// Applications as last loaded, tagged with the `clients` change counter they were read under
 /// (migration 0004). Every token request looks its client up; while the counter is unchanged the
 /// cached value is exact, whichever process (idp or idp-admin) changed what.
-final class ClientCache: Sendable {
+final class ClientCache: @unchecked Sendable {
     private struct Entries {
         var counter: Int64 = -1
         var clients: [String: Client] = [:]
@@ -12,7 +12,8 @@ final class ClientCache: Sendable {
 
     /// Plenty for real deployments; beyond it the cache starts over rather than grow without bound.
     static let capacity = 1024
-    private let entries = Mutex(Entries())
+    // A pthread mutex (`Locked`): every token request looks up here, and `Mutex` spins before it sleeps.
+    private let entries = Locked(Entries())
 
     /// The cached client, if it was loaded under `counter`.
     func client(_ clientID: String, counter: Int64) -> Client? {
