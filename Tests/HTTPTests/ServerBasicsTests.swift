@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import HTTP
+import Synchronization
 import Testing
 
 /// Integration tests over real sockets: the HTTP/1.1 behaviours a client relies on.
@@ -297,5 +298,53 @@ import Testing
             answered += 1
         }
         #expect(answered == 200)
+    }
+
+    /// Workers write their own answers: bytes pipelined while one runs wait in the parser, and are
+    /// answered after it, in order, without a new event from the client.
+    @Test func requestsPipelinedWhileAWorkerRunsAreAnsweredInOrder() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try server.connect()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        usleep(200_000)  // The worker is now sleeping in the handler.
+        try client.send("GET /seq?1 HTTP/1.1\r\nHost: t\r\n\r\nGET /seq-inline?2 HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(client.readResponse()?.text == "slow done")
+        #expect(client.readResponse()?.text == "1")
+        #expect(client.readResponse()?.text == "2")
+    }
+
+    /// A client that half-closes while its request is with a worker still gets the answer, then the close.
+    @Test func halfCloseDuringAWorkerRequestStillGetsTheAnswer() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try server.connect()
+        try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+        usleep(200_000)
+        client.shutdownWrite()
+        #expect(client.readResponse()?.text == "slow done")
+        #expect(client.closedByServer())
+    }
+
+    /// Connections answered by workers stay open across the loops' timer scans (a worker's clock
+    /// reading may be later than the loop's: the idle check must not see a negative age as huge).
+    @Test func workerAnsweredConnectionsSurviveTimerScans() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let lost = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { worker in
+            guard let client = try? server.connect() else { lost.add(1, ordering: .relaxed); return }
+            let deadline = Date().addingTimeInterval(0.6)
+            var index = 0
+            while Date() < deadline {
+                guard (try? client.send("GET /seq?\(worker)-\(index) HTTP/1.1\r\nHost: t\r\n\r\n")) != nil,
+                      client.readResponse()?.text == "\(worker)-\(index)" else {
+                    lost.add(1, ordering: .relaxed)
+                    return
+                }
+                index += 1
+            }
+        }
+        #expect(lost.load(ordering: .relaxed) == 0)
     }
 }

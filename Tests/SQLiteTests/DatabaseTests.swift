@@ -5,6 +5,27 @@ import SQLite
 struct Boom: Error {}
 
 @Suite struct DatabaseTests {
+    /// The daemon's checkpointer copies committed pages into the database file on its own, without
+    /// any commit crossing `wal_autocheckpoint` (switched off here to isolate it).
+    @Test func backgroundCheckpointsFoldTheLogIntoTheFile() throws {
+        let dir = try TempDir()
+        let path = dir.file()
+        let db = try Database(path: path)
+        defer { db.close() }
+        try db.withWriter { try $0.execute("PRAGMA wal_autocheckpoint = 0") }
+        try db.write { try $0.execute("CREATE TABLE t (x BLOB)") }
+        let before = fileSize(path) ?? 0
+        for _ in 0..<50 {
+            try db.write { try $0.run("INSERT INTO t VALUES (randomblob(4000))") }
+        }
+        #expect(fileSize(path) == before)  // Everything is still in the WAL.
+        try db.startBackgroundCheckpoints(interval: .milliseconds(20))
+        let deadline = Date().addingTimeInterval(5)
+        while (fileSize(path) ?? 0) < before + 50 * 4000 && Date() < deadline { usleep(20_000) }
+        #expect((fileSize(path) ?? 0) >= before + 50 * 4000)
+        try db.startBackgroundCheckpoints()  // Idempotent.
+    }
+
     @Test func createsParentDirectory() throws {
         let dir = try TempDir()
         let path = dir.path + "/nested/deeper/db.sqlite3"
