@@ -3,12 +3,15 @@ import Dispatch
 
 /// Checkpoint work off the commit path, for the daemon.
 ///
-/// SQLite checkpoints inside the commit that crosses `wal_autocheckpoint` pages: that request
-/// pays for copying the whole WAL back (a latency spike every few hundred writes, during which
-/// every other writer waits). Here a dedicated connection runs a PASSIVE checkpoint on a timer;
-/// it never takes the write lock, so commits go on meanwhile. The writer's automatic checkpoint
-/// stays: it is what lets the WAL start over (only the writer can copy the last frames while no
-/// new ones arrive), but it now finds nearly everything already copied.
+/// SQLite checkpoints inside the commit that crosses `wal_autocheckpoint` pages (default 1,000):
+/// that request, and every writer queued behind the write lock, waits while the WAL is copied
+/// back (under refresh load that was every ~250 commits). Here a dedicated connection runs a
+/// PASSIVE checkpoint on a timer; it never takes the write lock, so commits go on meanwhile.
+/// The writer's automatic checkpoint stays, raised to `writerCheckpointPages`: it is what lets
+/// the WAL start over (only the writer can copy the last frames while no new ones arrive), and
+/// it now finds nearly everything already copied. Measured on the ES256 refresh benchmark: the
+/// write lock's mean hold time fell from ~105 to ~85 µs and throughput rose ~15%. The price is
+/// a WAL file of up to ~40 MB under sustained writes (4 KiB pages).
 final class BackgroundCheckpointer: @unchecked Sendable {
     private let connection: Connection
     private let queue = DispatchQueue(label: "gatehouse.sqlite.checkpoint")
@@ -47,10 +50,12 @@ extension Connection {
 }
 
 extension Database {
-    /// Starts checkpointing every `interval` on a dedicated connection. Idempotent; `close()` stops it.
-    public func startBackgroundCheckpoints(interval: Duration = .milliseconds(100)) throws {
+    /// Starts checkpointing every `interval` on a dedicated connection and raises the writer's own
+    /// checkpoint threshold to `writerCheckpointPages`. Idempotent; `close()` stops it.
+    public func startBackgroundCheckpoints(interval: Duration = .milliseconds(100), writerCheckpointPages: Int = 10_000) throws {
         try checkpointer.withLock { current in
             guard current == nil else { return }
+            try withWriter { try $0.execute("PRAGMA wal_autocheckpoint = \(writerCheckpointPages)") }
             current = try BackgroundCheckpointer(path: path, interval: interval)
         }
     }
