@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One client connection's state.
 ///
@@ -9,7 +8,7 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     let id: UInt64
     let peer: PeerAddress
-    let lock = Mutex<Void>(())
+    let lock = PThreadMutex()
     var parser: RequestParser
 
     /// Serialized responses not yet sent; `outputOffset` bytes of it are already written.

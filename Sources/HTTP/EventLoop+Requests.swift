@@ -75,7 +75,7 @@ extension EventLoop {
     /// and two epoll changes per request. The loop gets the connection back only when something more than
     /// "answer written, wait for the next request" is due: pipelined input, a close, a partial write, a failure.
     func finishOnWorker(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64) {
-        let handBack = connection.lock.withLock { _ -> Bool in
+        let handBack = connection.lock.withLock { () -> Bool in
             if connection.abandoned {
                 // The loop has stopped and left the descriptor to us (see `finish()`).
                 Sys.close(connection.fd)

@@ -3,7 +3,7 @@ extension EventLoop {
     func scanTimers() {
         resumeAcceptingIfDue()
         for connection in Array(connections.values) {
-            connection.lock.withLock { _ in checkDeadlines(connection) }
+            connection.lock.withLock { checkDeadlines(connection) }
         }
     }
 

@@ -120,7 +120,7 @@ final class EventLoop: @unchecked Sendable {
                     Sys.drainEventFD(wakeFD)
                     handleInbox()
                 } else if let connection = connections[fd] {
-                    connection.lock.withLock { _ in handle(connection, events: event.events) }
+                    connection.lock.withLock { handle(connection, events: event.events) }
                 } else if let listener = listeners.first(where: { $0.fd == fd }) {
                     acceptConnections(listener)
                 }
@@ -143,7 +143,7 @@ final class EventLoop: @unchecked Sendable {
             return taken
         }
         for connection in resumed where connections[connection.fd] === connection {
-            connection.lock.withLock { _ in
+            connection.lock.withLock {
                 if connection.failed && !connection.inFlight {
                     close(connection)
                     return
@@ -334,7 +334,7 @@ final class EventLoop: @unchecked Sendable {
         }
         onListenersReleased()
         for connection in Array(connections.values) {
-            connection.lock.withLock { _ in
+            connection.lock.withLock {
                 if isIdle(connection) { close(connection) }
             }
         }
@@ -347,7 +347,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func finish() {
         for connection in Array(connections.values) {
-            connection.lock.withLock { _ in
+            connection.lock.withLock {
                 guard connection.inFlight else {
                     close(connection)
                     return
