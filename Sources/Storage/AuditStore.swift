@@ -12,17 +12,24 @@ public struct AuditStore: Sendable {
         try append([event])
     }
 
-    /// Appends events in one transaction (the daemon batches them off the request path).
-    public func append(_ events: [AuditEvent]) throws(StorageError) {
+    /// Appends events in transactions of at most `chunk` events (the daemon batches them off the
+    /// request path). The details are encoded before the write lock is taken, and the lock is
+    /// released between chunks, so a burst of events never holds up token requests for long.
+    public func append(_ events: [AuditEvent], chunk: Int = 128) throws(StorageError) {
         guard !events.isEmpty else { return }
+        let rows: [[SQLValue]] = events.map { event in
+            [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
+             SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor),
+             .text(StringMapJSON.encode(event.details))]
+        }
         try mapStorageErrors {
-            try database.write { connection in
-                for event in events {
-                    let details = (try? StringMapJSON.encode(event.details)) ?? "{}"
-                    _ = try connection.run(
-                        "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
-                         SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor), .text(details)])
+            for start in stride(from: 0, to: rows.count, by: max(1, chunk)) {
+                try database.write { connection in
+                    for row in rows[start..<min(start + max(1, chunk), rows.count)] {
+                        _ = try connection.run(
+                            "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            row)
+                    }
                 }
             }
         }

@@ -9,7 +9,7 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
     public init(store: Store) { database = store.database }
 
     public func create(_ transaction: LoginTransaction) throws(StorageError) {
-        let parameters = try Self.encode(transaction.parameters)
+        let parameters = Self.encode(transaction.parameters)
         try mapStorageErrors {
             try database.write { connection in
                 _ = try connection.run(
@@ -63,12 +63,8 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
         }
     }
 
-    private static func encode(_ parameters: [String: String]) throws(StorageError) -> String {
-        do {
-            return try StringMapJSON.encode(parameters)
-        } catch {
-            throw StorageError.internal("cannot encode login transaction parameters: \(error)")
-        }
+    private static func encode(_ parameters: [String: String]) -> String {
+        StringMapJSON.encode(parameters)
     }
 
     private static func transaction(_ row: Row) throws -> LoginTransaction {
