@@ -28,7 +28,7 @@ let package = Package(
 
         // The identity provider.
         .target(name: "Model"),
-        .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto"]),
+        .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto", "Logging"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
         .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging"]),

@@ -1,7 +1,7 @@
 /// Minimal JSON text rendering for log lines, into bytes (faster than JSONSerialization,
 /// and key order is ours). Log lines are on every request's path, so this avoids
-/// per-character String appends.
-enum JSONText {
+/// per-character String appends. `appendQuoted` also serves other hot JSON text (audit details).
+public enum JSONText {
     static func append(_ value: LogValue, to out: inout [UInt8]) {
         switch value {
         case .string(let text): appendQuoted(text, to: &out)
@@ -11,7 +11,8 @@ enum JSONText {
         }
     }
 
-    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    /// `text` as a JSON string literal, escaped per RFC 8259.
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in

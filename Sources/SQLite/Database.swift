@@ -79,16 +79,6 @@ public final class Database: Sendable {
         try readers.withReader { try Self.transaction(on: $0, begin: "BEGIN DEFERRED", body) }
     }
 
-    /// Runs `body` in a read transaction on the writer connection, waiting for the write mutex.
-    ///
-    /// For hot reads of rows the writer itself keeps changing: the writer's page cache survives its
-    /// own commits, while a reader's cache is dropped after every commit by another connection and
-    /// read back from the file with syscalls.
-    @discardableResult
-    public func readOnWriter<T>(_ body: (Connection) throws -> T) throws -> T {
-        try withWriter { try Self.transaction(on: $0, begin: "BEGIN DEFERRED", body) }
-    }
-
     /// Runs `body` between `begin` and COMMIT; rolls back and rethrows if `body` or the commit throws.
     private static func transaction<T>(on connection: Connection, begin: String, _ body: (Connection) throws -> T) throws -> T {
         try connection.run(begin)

@@ -22,10 +22,11 @@ public struct AuditStore: Sendable {
              SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor),
              .text(StringMapJSON.encode(event.details))]
         }
+        let step = max(1, chunk)
         try mapStorageErrors {
-            for start in stride(from: 0, to: rows.count, by: max(1, chunk)) {
+            for start in stride(from: 0, to: rows.count, by: step) {
                 try database.write { connection in
-                    for row in rows[start..<min(start + max(1, chunk), rows.count)] {
+                    for row in rows[start..<min(start + step, rows.count)] {
                         _ = try connection.run(
                             "INSERT INTO audit_events (time, event, user_id, client_id, ip, actor, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             row)

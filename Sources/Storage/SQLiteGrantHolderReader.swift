@@ -10,11 +10,7 @@ public struct SQLiteGrantHolderReader: GrantHolderReader {
     public func grantAndUser(grantID: String, userID: String) throws(StorageError) -> (grant: Grant?, user: User?) {
         try mapStorageErrors {
             try database.read { connection in
-                let grant = try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)])
-                    .map(SQLiteGrantStore.grant)
-                let user = try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)])
-                    .map(SQLiteUserStore.user)
-                return (grant, user)
+                (try SQLiteGrantStore.find(grantID: grantID, on: connection), try SQLiteUserStore.find(userID: userID, on: connection))
             }
         }
     }

@@ -27,7 +27,7 @@ public struct SQLiteGrantStore: GrantStore {
     public func find(grantID: String) throws(StorageError) -> Grant? {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(Self.grant)
+                try Self.find(grantID: grantID, on: connection)
             }
         }
     }
@@ -48,7 +48,12 @@ public struct SQLiteGrantStore: GrantStore {
         }
     }
 
-    static func grant(_ row: Row) throws -> Grant {
+    /// The grant by id, inside the caller's transaction.
+    static func find(grantID: String, on connection: Connection) throws -> Grant? {
+        try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(grant)
+    }
+
+    private static func grant(_ row: Row) throws -> Grant {
         Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"), userID: try row.optionalString("user_id"),
               sessionID: try row.optionalString("session_id"), scope: try row.string("scope"),
               audience: try row.optionalString("audience"), authTime: try row.optionalDate("auth_time"),

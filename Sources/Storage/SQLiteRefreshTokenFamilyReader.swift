@@ -13,16 +13,10 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
     public func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily? {
         try mapStorageErrors {
             try database.read { connection in
-                guard let token = try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)])
-                    .map(SQLiteRefreshTokenStore.token) else { return nil }
-                let grant = try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(token.grantID)])
-                    .map(SQLiteGrantStore.grant)
-                let user = try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(token.userID)])
-                    .map(SQLiteUserStore.user)
-                let session = try grant?.sessionID.flatMap { sessionID in
-                    try connection.queryOne("SELECT * FROM sessions WHERE session_id = ?", [.text(sessionID)])
-                        .map(SQLiteSessionStore.session)
-                }
+                guard let token = try SQLiteRefreshTokenStore.find(tokenHash: tokenHash, on: connection) else { return nil }
+                let grant = try SQLiteGrantStore.find(grantID: token.grantID, on: connection)
+                let user = try SQLiteUserStore.find(userID: token.userID, on: connection)
+                let session = try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) }
                 return RefreshTokenFamily(token: token, grant: grant, user: user, session: session)
             }
         }

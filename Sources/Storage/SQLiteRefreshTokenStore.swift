@@ -20,7 +20,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     public func find(tokenHash: String) throws(StorageError) -> RefreshToken? {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]).map(Self.token)
+                try Self.find(tokenHash: tokenHash, on: connection)
             }
         }
     }
@@ -35,17 +35,12 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                     WHERE token_hash = ? AND rotated_at IS NULL AND revoked_at IS NULL
                     """,
                     [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(tokenHash)])
-                guard let row = try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]) else {
-                    return .unknown
-                }
-                let presented = try Self.token(row)
+                guard let presented = try Self.find(tokenHash: tokenHash, on: connection) else { return .unknown }
                 if changed == 1 {
                     try Self.insert(successor, into: connection)
                     return .rotated(presented: presented, successor: successor)
                 }
-                let stored = try presented.successorHash.flatMap { hash in
-                    try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(hash)]).map(Self.token)
-                }
+                let stored = try presented.successorHash.flatMap { hash in try Self.find(tokenHash: hash, on: connection) }
                 return RefreshRotation.decide(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
                                               reuseInterval: reuseInterval, at: time)
             }
@@ -92,7 +87,12 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
              SQLValue(optionalDate: token.rotatedAt), SQLValue(optional: token.successorHash), SQLValue(optionalDate: token.revokedAt)])
     }
 
-    static func token(_ row: Row) throws -> RefreshToken {
+    /// The token by digest, inside the caller's transaction.
+    static func find(tokenHash: String, on connection: Connection) throws -> RefreshToken? {
+        try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]).map(token)
+    }
+
+    private static func token(_ row: Row) throws -> RefreshToken {
         RefreshToken(tokenHash: try row.string("token_hash"), grantID: try row.string("grant_id"), clientID: try row.string("client_id"),
                      userID: try row.string("user_id"), scope: try row.string("scope"), issuedAt: try row.date("issued_at"),
                      expiresAt: try row.date("expires_at"), lastUsedAt: try row.date("last_used_at"),

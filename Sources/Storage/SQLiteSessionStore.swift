@@ -75,7 +75,12 @@ public struct SQLiteSessionStore: SessionStore {
         }
     }
 
-    static func session(_ row: Row) throws -> Session {
+    /// The session by id, inside the caller's transaction.
+    static func find(sessionID: String, on connection: Connection) throws -> Session? {
+        try connection.queryOne("SELECT * FROM sessions WHERE session_id = ?", [.text(sessionID)]).map(session)
+    }
+
+    private static func session(_ row: Row) throws -> Session {
         Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"), userID: try row.string("user_id"),
                 authTime: try row.date("auth_time"), createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
                 expiresAt: try row.date("expires_at"), endedAt: try row.optionalDate("ended_at"),

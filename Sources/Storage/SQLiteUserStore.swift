@@ -24,7 +24,7 @@ public struct SQLiteUserStore: UserStore {
     public func find(userID: String) throws(StorageError) -> User? {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(Self.user)
+                try Self.find(userID: userID, on: connection)
             }
         }
     }
@@ -129,7 +129,12 @@ public struct SQLiteUserStore: UserStore {
          SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt)]
     }
 
-    static func user(_ row: Row) throws -> User {
+    /// The user by id, inside the caller's transaction.
+    static func find(userID: String, on connection: Connection) throws -> User? {
+        try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(user)
+    }
+
+    private static func user(_ row: Row) throws -> User {
         User(userID: try row.string("user_id"), email: try row.string("email"), emailVerified: try row.flag("email_verified"),
              passwordHash: try row.optionalString("password_hash"), name: try row.optionalString("name"),
              givenName: try row.optionalString("given_name"), familyName: try row.optionalString("family_name"),
