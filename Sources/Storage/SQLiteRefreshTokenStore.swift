@@ -75,12 +75,15 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
+    /// Appends the token to its family: generation one past the family's newest (0 for the first),
+    /// so a successor is stored beside the token it replaces (migration 0005).
     private static func insert(_ token: RefreshToken, into connection: Connection) throws {
         _ = try connection.run(
             """
             INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
-                rotated_at, successor_hash, revoked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                rotated_at, successor_hash, revoked_at, generation)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+                (SELECT COALESCE(MAX(generation) + 1, 0) FROM refresh_tokens WHERE grant_id = ?2))
             """,
             [.text(token.tokenHash), .text(token.grantID), .text(token.clientID), .text(token.userID), .text(token.scope),
              SQLValue(date: token.issuedAt), SQLValue(date: token.expiresAt), SQLValue(date: token.lastUsedAt),

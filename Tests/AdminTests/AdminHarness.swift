@@ -99,8 +99,9 @@ struct AdminHarness {
             _ = try store.database.write { connection in
                 try connection.run(
                     """
-                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at)
-                    VALUES (?, ?, ?, ?, 'openid offline_access', ?, ?, ?)
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
+                        generation)
+                    VALUES (?, ?, ?, ?, 'openid offline_access', ?, ?, ?, 0)
                     """,
                     [.text(holdings.refreshHash), .text(holdings.grantID), .text(clientID), .text(userID),
                      .integer(stamp), .integer(stamp + 86_400), .integer(stamp)])

@@ -58,8 +58,9 @@ struct SQLiteRefreshTokens: RefreshTokenProbe {
         try database.write { connection in
             _ = try connection.run(
                 """
-                INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
+                    generation)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, (SELECT COALESCE(MAX(generation) + 1, 0) FROM refresh_tokens WHERE grant_id = ?2))
                 """,
                 [.text(hash), .text(grant.grantID), .text(grant.clientID), .text(grant.userID ?? ""), .text(grant.scope),
                  .integer(1_800_000_000), .integer(1_900_000_000), .integer(1_800_000_000)])
