@@ -95,8 +95,13 @@ public struct SQLiteUserStore: UserStore {
                 let grants = try connection.run(
                     "UPDATE grants SET revoked_at = ?1, revoke_reason = ?2 WHERE user_id = ?3 AND revoked_at IS NULL",
                     [SQLValue(date: time), .text(reason), .text(userID)])
+                // Through the user's grants (indexed) rather than refresh_tokens.user_id (not indexed: an
+                // index there would cost every rotation a page write); a token's user is its grant's.
                 _ = try connection.run(
-                    "UPDATE refresh_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND revoked_at IS NULL",
+                    """
+                    UPDATE refresh_tokens SET revoked_at = ?1
+                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?2) AND revoked_at IS NULL
+                    """,
                     [SQLValue(date: time), .text(userID)])
                 let sessions = try connection.run(
                     "UPDATE sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL", [SQLValue(date: time), .text(userID)])

@@ -81,11 +81,14 @@ import TestSupport
         let app = try admin.createApp()
         let userID = try admin.createUser("eve@example.com")
         let held = try admin.seedHoldings(userID: userID, clientID: app.id)
+        let bystander = try admin.seedHoldings(userID: try admin.createUser("bob@example.com"), clientID: app.id)
 
         let blocked = try admin.json(["users", "block", "eve@example.com"])
         #expect(blocked["blocked"] as? Bool == true && blocked["revoked_grants"] as? Int == 1 && blocked["ended_sessions"] as? Int == 1)
         #expect(try admin.user(userID)?.blocked == true)
         try expectRevoked(held)
+        #expect(try admin.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = ? AND revoked_at IS NULL",
+                                [.text(bystander.refreshHash)]) == 1, "another user's refresh token stays live")
         #expect(try admin.json(["users", "show", userID])["blocked"] as? Bool == true)
 
         _ = try admin.json(["users", "unblock", userID])
