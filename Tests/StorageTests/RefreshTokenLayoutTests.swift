@@ -46,10 +46,7 @@ import TestSupport
 
         let store = try Store(path: path, readers: 1)
         defer { store.close() }
-        let generations = try store.database.read { connection in
-            try connection.query("SELECT token_hash, generation FROM refresh_tokens ORDER BY grant_id, generation")
-                .map { "\(try $0.string("token_hash"))@\(try $0.int("generation"))" }
-        }
+        let generations = try Self.generations(in: store)
         #expect(generations == ["hash-a0@0", "hash-a1@1", "hash-a2@2", "hash-b0@0"])
 
         let tokens = SQLiteRefreshTokenStore(store: store)
@@ -84,16 +81,21 @@ import TestSupport
                                          at: Sample.now)
             current = next
         }
-        let generations = try store.database.read { connection in
-            try connection.query("SELECT token_hash, generation FROM refresh_tokens ORDER BY grant_id, generation")
-                .map { "\(try $0.string("token_hash"))@\(try $0.int("generation"))" }
-        }
+        let generations = try Self.generations(in: store)
         #expect(generations == ["t0@0", "t1@1", "t2@2", "t3@3", "u0@0"])
         do {
             try stores.tokens.insert(stores.token("t1", grant: "grant-2"))
             Issue.record("a digest taken in another family was stored twice")
         } catch {
             guard case .alreadyExists = error else { Issue.record("expected alreadyExists, got \(error)"); return }
+        }
+    }
+
+    /// Every stored token as "digest@generation", in family order.
+    private static func generations(in store: Store) throws -> [String] {
+        try store.database.read { connection in
+            try connection.query("SELECT token_hash, generation FROM refresh_tokens ORDER BY grant_id, generation")
+                .map { "\(try $0.string("token_hash"))@\(try $0.int("generation"))" }
         }
     }
 }
