@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "OIDC", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
-        .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "TestSupport"]),
+        .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "Storage", "TestSupport"]),
         .testTarget(name: "ProductionTests", dependencies: ["Server", "HTTP", "Settings", "Logging", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

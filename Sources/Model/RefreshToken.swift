@@ -47,11 +47,11 @@ public enum RefreshRotation: Sendable, Equatable {
     /// First use: the presented token is now rotated and `successor` was stored.
     case rotated(presented: RefreshToken, successor: RefreshToken)
     /// A retry inside the overlap window: the presented token was rotated to exactly this
-    /// successor less than `reuseInterval` seconds ago and the successor is still unused.
+    /// successor within the reuse window and the successor is still unused.
     /// Nothing changed.
     case retried(presented: RefreshToken, successor: RefreshToken)
     /// Reuse of a rotated token (outside the window, or its successor was already used, or the
-    /// window is off): the caller revokes the whole family.
+    /// window is off): the store has revoked the whole family in the same transaction.
     case reused(RefreshToken)
     /// The token (or, for a retry, its successor) was revoked.
     case revoked(RefreshToken)
@@ -64,9 +64,10 @@ public protocol RefreshTokenStore: Sendable {
     func find(tokenHash: String) throws(StorageError) -> RefreshToken?
     /// In ONE atomic step (SQLite: one `BEGIN IMMEDIATE` transaction): if `tokenHash` is unused,
     /// marks it rotated at `time` to `successor` and inserts `successor` (all or nothing); otherwise
-    /// reports a retry inside `reuseInterval` seconds (0 disables it), a reuse, a revocation or an
-    /// unknown token. Of concurrent callers exactly one sees `.rotated`.
-    func rotate(tokenHash: String, successor: RefreshToken, reuseInterval: Int, at time: Date) throws(StorageError) -> RefreshRotation
+    /// asks `judge` what presenting it means (a retry, a reuse, a revocation). On `.reused` the same
+    /// transaction revokes the family: its grant (reason "refresh token reused") and every refresh
+    /// token of it. Of concurrent callers exactly one sees `.rotated`.
+    func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation
     /// Marks every not yet revoked token of the family revoked at `time`.
     func revokeFamily(grantID: String, at time: Date) throws(StorageError)
     /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
@@ -74,26 +75,11 @@ public protocol RefreshTokenStore: Sendable {
     func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int]
 }
 
-extension RefreshRotation {
-    /// The longest overlap window an application may configure, in seconds.
-    public static let maximumReuseInterval = 60
-
-    /// The outcome for a presented token that could not be rotated because it already was, or was
-    /// revoked; shared by the stores so they decide alike. `storedSuccessor` is the token its
-    /// `successorHash` names, if any.
-    public static func decide(presented: RefreshToken, storedSuccessor: RefreshToken?, expectedSuccessorHash: String,
-                              reuseInterval: Int, at time: Date) -> RefreshRotation {
-        guard presented.revokedAt == nil else { return .revoked(presented) }
-        guard let rotatedAt = presented.rotatedAt else { return .revoked(presented) }
-        let window = min(max(reuseInterval, 0), maximumReuseInterval)
-        guard window > 0, presented.successorHash == expectedSuccessorHash,
-              time.timeIntervalSince(rotatedAt) <= TimeInterval(window), let successor = storedSuccessor else {
-            return .reused(presented)
-        }
-        guard successor.revokedAt == nil else { return .revoked(successor) }
-        guard successor.rotatedAt == nil else { return .reused(presented) }
-        return .retried(presented: presented, successor: successor)
-    }
+/// The reuse rule of refresh rotation, which the protocol core owns (`OIDC/Token/RefreshReuseRule.swift`)
+/// and a store applies inside its rotation transaction to a token that was already rotated or revoked.
+public protocol RefreshReuseJudge: Sendable {
+    /// `storedSuccessor` is the token the presented one's `successorHash` names, if any.
+    func outcome(presented: RefreshToken, storedSuccessor: RefreshToken?, expectedSuccessorHash: String, at time: Date) -> RefreshRotation
 }
 
 /// A refresh token with its family's grant, user and session, read as one snapshot.

@@ -37,11 +37,10 @@ public final class GatehouseServer: Sendable {
             throw StartupError.keys(error.description)
         }
         production = ProductionServices(settings: settings, logger: logger, store: store, version: version)
-        let services = Services(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
-        audit = services.auditRecorder
-        let routes = Routes(services: services, store: store)
-        let liveSessions = SQLiteSessionStore(store: store)
-        production.metrics.setActiveSessions { (try? liveSessions.liveCount(at: Date())) ?? 0 }
+        let parts = Composition(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
+        audit = parts.services.auditRecorder
+        let routes = Routes(parts: parts, store: store)
+        production.metrics.setActiveSessions(parts.liveSessionCount)
         var configuration = HTTPServerConfiguration(settings)
         production.install(into: &configuration)
         http = HTTPServer(configuration: configuration, responder: routes.responder(), logger: logger)

@@ -6,11 +6,13 @@ import OIDC
 import Settings
 import Storage
 
-/// Every route the public listener serves, under the issuer's path.
+/// Every route the public listener serves, under the issuer's path, over the pieces the
+/// composition root built.
 struct Routes {
-    let services: Services
+    let parts: Composition
     let store: Store
 
+    var services: Services { parts.services }
     var settings: Settings { services.settings }
 
     func responder() -> some HTTPResponder {
@@ -39,7 +41,7 @@ struct Routes {
             CORSPolicy.applyPublic(to: &response)
             return response
         }
-        let jwks = JWKSHandler(keyRing: services.keyRing, maxAge: settings.jwksMaxAge)
+        let jwks = JWKSHandler(keyRing: parts.keyRing, maxAge: settings.jwksMaxAge)
         router.add("GET", DiscoveryDocument.Path.jwks, execution: .inline, jwks.respond)
 
         let association = AppAssociationHandler(services: services)
@@ -49,35 +51,25 @@ struct Routes {
 
     /// Sign-in: /authorize, the login form, the continuation, the token endpoint and userinfo.
     private func addSignIn(to router: inout Router) {
-        let sessions = SessionManager(sessions: services.sessions, cookies: services.cookies, clock: services.clock,
-                                      lifetime: TimeInterval(settings.sessionLifetime.components.seconds))
-        let keyRing = services.keyRing
-        let authorizer = Authorizer(issuer: settings.issuer.url, clients: services.clients, clock: services.clock,
-                                    hintKeys: { keyRing.current.verificationKey(kid: $0) })
-        let authorize = AuthorizeEndpoint(services: services, authorizer: authorizer, sessions: sessions)
+        let authorize = AuthorizeEndpoint(services: services, flow: parts.flow)
         router.add("GET", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
         router.add("POST", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
-        router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, sessions: sessions).handle)
-        router.add("GET", "authorize/resume", execution: .worker, ResumeEndpoint(services: services).handle)
-
-        let minter = TokenMinter(issuer: settings.issuer.url, signer: KeyRingSigner(keyRing: keyRing), clock: services.clock)
-        var tokens = TokenEndpoint(issuer: settings.issuer.url, clients: services.clients, codes: services.codes,
-                                   grants: services.grants, users: services.users, clock: services.clock, minter: minter,
-                                   refreshTokens: RefreshTokens(store: services.refreshTokens, successorKey: services.refreshSuccessorKey,
-                                                                sessions: services.sessions,
-                                                                familyReader: services.refreshTokenFamilies))
-        tokens.apis = services.apis
-        router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: tokens).handle)
-        let userinfo = UserinfoEndpoint(services: services)
+        router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, flow: parts.flow).handle)
+        router.add("GET", SignInFlow.resumePath, execution: .worker, ResumeEndpoint(services: services, flow: parts.flow).handle)
+        router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: parts.tokens).handle)
+        let userinfo = UserinfoEndpoint(services: services, keyRing: parts.keyRing, grants: parts.grants, users: parts.users,
+                                        holders: parts.grantHolders)
         router.add("GET", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
         router.add("POST", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
         for path in [DiscoveryDocument.Path.token, DiscoveryDocument.Path.userinfo] {
-            router.add("OPTIONS", path, execution: .worker) { request in
-                // A preflight names no client, so any application's web origin may be asked about.
-                let origins = (try? services.clients.list().flatMap(\.webOrigins)) ?? []
-                return CORSPolicy.preflight(request: request, allowedOrigins: origins)
-            }
+            router.add("OPTIONS", path, execution: .worker, preflight)
         }
+    }
+
+    /// A preflight names no client, so any application's web origin may be asked about.
+    private func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        let origins = (try? services.clients.list().flatMap(\.webOrigins)) ?? []
+        return CORSPolicy.preflight(request: request, allowedOrigins: origins)
     }
 
     /// The login pages' stylesheet and the form_post script (no third-party resources).
@@ -91,25 +83,14 @@ struct Routes {
 
     /// Revocation, introspection, logout (Auth0 /v2/logout and the OIDC end_session_endpoint).
     private func addLifecycle(to router: inout Router) {
-        let keyRing = services.keyRing
-        let keys: Authorizer.KeyLookup = { keyRing.current.verificationKey(kid: $0) }
-        let issuer = settings.issuer.url
-        let revoker = TokenRevoker(issuer: issuer, clients: services.clients, grants: services.grants, lookup: services.lifecycle,
-                                   keys: keys, clock: services.clock)
-        router.add("POST", DiscoveryDocument.Path.revoke, execution: .worker, RevocationEndpoint(services: services, revoker: revoker).handle)
-        let introspector = TokenIntrospector(issuer: issuer, clients: services.clients, grants: services.grants, users: services.users,
-                                             apis: services.apis, lookup: services.lifecycle, keys: keys, clock: services.clock)
+        router.add("POST", DiscoveryDocument.Path.revoke, execution: .worker,
+                   RevocationEndpoint(services: services, revoker: parts.revoker).handle)
         router.add("POST", DiscoveryDocument.Path.introspect, execution: .worker,
-                   IntrospectionEndpoint(services: services, introspector: introspector).handle)
-        router.add("OPTIONS", DiscoveryDocument.Path.revoke, execution: .worker) { [services] request in
-            let origins = (try? services.clients.list().flatMap(\.webOrigins)) ?? []
-            return CORSPolicy.preflight(request: request, allowedOrigins: origins)
-        }
+                   IntrospectionEndpoint(services: services, introspector: parts.introspector).handle)
+        router.add("OPTIONS", DiscoveryDocument.Path.revoke, execution: .worker, preflight)
 
-        let sessions = SessionManager(sessions: services.sessions, cookies: services.cookies, clock: services.clock,
-                                      lifetime: TimeInterval(settings.sessionLifetime.components.seconds))
-        let logout = LogoutEndpoint(services: services, policy: LogoutPolicy(issuer: issuer, clients: services.clients, hintKeys: keys),
-                                    sessions: sessions)
+        let logout = LogoutEndpoint(services: services, policy: parts.logoutPolicy, sessions: parts.sessions, grants: parts.grants,
+                                    lifecycle: parts.lifecycle)
         router.add("GET", "v2/logout", execution: .worker, logout.auth0)
         router.add("GET", DiscoveryDocument.Path.endSession, execution: .worker, logout.oidc)
         router.add("POST", DiscoveryDocument.Path.endSession, execution: .worker, logout.oidc)

@@ -40,12 +40,18 @@ public struct SQLiteGrantStore: GrantStore {
                 guard try connection.queryOne("SELECT 1 FROM grants WHERE grant_id = ?", [.text(grantID)]) != nil else {
                     throw StorageError.notFound("grant \(grantID)")
                 }
-                _ = try connection.run("UPDATE grants SET revoked_at = ?, revoke_reason = ? WHERE grant_id = ? AND revoked_at IS NULL",
-                                       [SQLValue(date: time), .text(reason), .text(grantID)])
-                _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
-                                       [SQLValue(date: time), .text(grantID)])
+                try Self.revoke(grantID: grantID, at: time, reason: reason, on: connection)
             }
         }
+    }
+
+    /// Revokes the grant (keeping an earlier revocation's time and reason) and every refresh token
+    /// of it, inside the caller's transaction.
+    static func revoke(grantID: String, at time: Date, reason: String, on connection: Connection) throws {
+        _ = try connection.run("UPDATE grants SET revoked_at = ?, revoke_reason = ? WHERE grant_id = ? AND revoked_at IS NULL",
+                               [SQLValue(date: time), .text(reason), .text(grantID)])
+        _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
+                               [SQLValue(date: time), .text(grantID)])
     }
 
     /// The grant by id, inside the caller's transaction.

@@ -35,11 +35,14 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
     }
 
     public func clear(key: String) throws(StorageError) {
-        _ = try mapStorageErrors {
-            try database.write { connection in
-                try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
-            }
+        try mapStorageErrors {
+            try database.write { connection in try Self.clear(key: key, on: connection) }
         }
+    }
+
+    /// `clear` inside the caller's transaction.
+    static func clear(key: String, on connection: Connection) throws {
+        _ = try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
     }
 
     private static func state(_ row: Row) throws -> ThrottleState {

@@ -5,7 +5,7 @@ import SQLite
 /// Refresh tokens in SQLite, by the digest of their value. Rotation is one `BEGIN IMMEDIATE`
 /// transaction: a conditional UPDATE (`rotated_at IS NULL AND revoked_at IS NULL`) picks the single
 /// winner by `changes()`, and the successor is inserted in the same transaction, so a failure
-/// between "consume the old token" and "insert the new one" leaves the old token live (K03).
+/// between "consume the old token" and "insert the new one" leaves the old token live (negative-tests K03).
 public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     let database: Database
 
@@ -25,7 +25,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    public func rotate(tokenHash: String, successor: RefreshToken, reuseInterval: Int,
+    public func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
             try database.write { connection in
@@ -41,8 +41,13 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                     return .rotated(presented: presented, successor: successor)
                 }
                 let stored = try presented.successorHash.flatMap { hash in try Self.find(tokenHash: hash, on: connection) }
-                return RefreshRotation.decide(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
-                                              reuseInterval: reuseInterval, at: time)
+                let outcome = judge.outcome(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
+                                            at: time)
+                if case .reused = outcome {
+                    // RFC 9700 §4.14.2: the whole family dies with the reuse, in this same transaction.
+                    try SQLiteGrantStore.revoke(grantID: presented.grantID, at: time, reason: "refresh token reused", on: connection)
+                }
+                return outcome
             }
         }
     }
@@ -101,67 +106,5 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                      expiresAt: try row.date("expires_at"), lastUsedAt: try row.date("last_used_at"),
                      rotatedAt: try row.optionalDate("rotated_at"), successorHash: try row.optionalString("successor_hash"),
                      revokedAt: try row.optionalDate("revoked_at"))
-    }
-}
-
-/// Ends sessions and revokes their token families, each call in one transaction: grants are marked
-/// revoked (so their access tokens fail validation through `grant_id`) and their refresh tokens revoked.
-public struct SessionRevocation: Sendable {
-    let database: Database
-
-    public init(store: Store) { database = store.database }
-
-    /// Ends the session and revokes every grant issued under it. Returns how many grants were newly
-    /// revoked. Throws `.notFound` for an unknown session.
-    @discardableResult
-    public func revokeSession(sessionID: String, at time: Date, reason: String) throws(StorageError) -> Int {
-        try mapStorageErrors {
-            try database.write { connection in
-                guard try connection.queryOne("SELECT 1 FROM sessions WHERE session_id = ?", [.text(sessionID)]) != nil else {
-                    throw StorageError.notFound("session \(sessionID)")
-                }
-                _ = try connection.run("UPDATE sessions SET ended_at = ? WHERE session_id = ? AND ended_at IS NULL",
-                                       [SQLValue(date: time), .text(sessionID)])
-                return try Self.revokeGrants(where: "session_id = ?", [.text(sessionID)], at: time, reason: reason, in: connection)
-            }
-        }
-    }
-
-    /// Ends every live session of the user and revokes their grants. Returns (sessions ended, grants revoked).
-    @discardableResult
-    public func revokeAllSessions(userID: String, at time: Date, reason: String) throws(StorageError) -> (sessions: Int, grants: Int) {
-        try mapStorageErrors {
-            try database.write { connection in
-                let sessions = try connection.run("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL",
-                                                  [SQLValue(date: time), .text(userID)])
-                let grants = try Self.revokeGrants(where: "session_id IN (SELECT session_id FROM sessions WHERE user_id = ?)",
-                                                   [.text(userID)], at: time, reason: reason, in: connection)
-                return (sessions, grants)
-            }
-        }
-    }
-
-    /// Revokes the user's grants, optionally only those of one client. Returns how many were newly revoked.
-    @discardableResult
-    public func revokeGrants(userID: String, clientID: String?, at time: Date, reason: String) throws(StorageError) -> Int {
-        try mapStorageErrors {
-            try database.write { connection in
-                if let clientID {
-                    return try Self.revokeGrants(where: "user_id = ? AND client_id = ?", [.text(userID), .text(clientID)],
-                                                 at: time, reason: reason, in: connection)
-                }
-                return try Self.revokeGrants(where: "user_id = ?", [.text(userID)], at: time, reason: reason, in: connection)
-            }
-        }
-    }
-
-    /// `condition` is a fixed SQL fragment over `grants` with `?` placeholders for `bindings`.
-    private static func revokeGrants(where condition: String, _ bindings: [SQLValue], at time: Date, reason: String,
-                                     in connection: Connection) throws -> Int {
-        _ = try connection.run(
-            "UPDATE refresh_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND grant_id IN (SELECT grant_id FROM grants WHERE \(condition))",
-            [SQLValue(date: time)] + bindings)
-        return try connection.run("UPDATE grants SET revoked_at = ?, revoke_reason = ? WHERE revoked_at IS NULL AND \(condition)",
-                                  [SQLValue(date: time), .text(reason)] + bindings)
     }
 }

@@ -10,18 +10,21 @@ public struct SQLiteSessionStore: SessionStore {
 
     public func create(_ session: Session) throws(StorageError) {
         try mapStorageErrors {
-            try database.write { connection in
-                _ = try connection.run(
-                    """
-                    INSERT INTO sessions (session_id, cookie_hash, user_id, auth_time, created_at, last_seen_at, expires_at,
-                        ended_at, device_name, ip)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [.text(session.sessionID), .text(session.cookieHash), .text(session.userID), SQLValue(date: session.authTime),
-                     SQLValue(date: session.createdAt), SQLValue(date: session.lastSeenAt), SQLValue(date: session.expiresAt),
-                     SQLValue(optionalDate: session.endedAt), SQLValue(optional: session.deviceName), SQLValue(optional: session.ip)])
-            }
+            try database.write { connection in try Self.insert(session, into: connection) }
         }
+    }
+
+    /// Inserts the session inside the caller's transaction.
+    static func insert(_ session: Session, into connection: Connection) throws {
+        _ = try connection.run(
+            """
+            INSERT INTO sessions (session_id, cookie_hash, user_id, auth_time, created_at, last_seen_at, expires_at,
+                ended_at, device_name, ip)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(session.sessionID), .text(session.cookieHash), .text(session.userID), SQLValue(date: session.authTime),
+             SQLValue(date: session.createdAt), SQLValue(date: session.lastSeenAt), SQLValue(date: session.expiresAt),
+             SQLValue(optionalDate: session.endedAt), SQLValue(optional: session.deviceName), SQLValue(optional: session.ip)])
     }
 
     public func find(cookieHash: String) throws(StorageError) -> Session? {

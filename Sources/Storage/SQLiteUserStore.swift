@@ -67,14 +67,19 @@ public struct SQLiteUserStore: UserStore {
     public func recordLogin(userID: String, at time: Date, rehashedPassword: String?) throws(StorageError) {
         try mapStorageErrors {
             try database.write { connection in
-                let changed = try connection.run(
-                    """
-                    UPDATE users SET logins_count = logins_count + 1, last_login_at = ?2, password_hash = coalesce(?3, password_hash)
-                    WHERE user_id = ?1
-                    """, [.text(userID), SQLValue(date: time), SQLValue(optional: rehashedPassword)])
-                guard changed == 1 else { throw StorageError.notFound("user \(userID)") }
+                try Self.recordLogin(userID: userID, at: time, rehashedPassword: rehashedPassword, on: connection)
             }
         }
+    }
+
+    /// `recordLogin` inside the caller's transaction; throws `.notFound` for an unknown user.
+    static func recordLogin(userID: String, at time: Date, rehashedPassword: String?, on connection: Connection) throws {
+        let changed = try connection.run(
+            """
+            UPDATE users SET logins_count = logins_count + 1, last_login_at = ?2, password_hash = coalesce(?3, password_hash)
+            WHERE user_id = ?1
+            """, [.text(userID), SQLValue(date: time), SQLValue(optional: rehashedPassword)])
+        guard changed == 1 else { throw StorageError.notFound("user \(userID)") }
     }
 
     /// What `revokeAccess` ended.

@@ -27,7 +27,8 @@ struct AuthorizeCase: Sendable, CustomTestStringConvertible {
 }
 
 func authorizer(clock: any Clock = FixedClock(Fixture.epoch.addingTimeInterval(10))) -> Authorizer {
-    Authorizer(issuer: Fixture.issuer, clients: Fixture.clients(), clock: clock, hintKeys: TestSigner.keys)
+    Authorizer(issuer: Fixture.issuer, clients: Fixture.clients(), clock: clock, hintKeys: TestSigner.keys,
+               apis: MemoryAPIStore([API(apiID: "api-1", identifier: "https://api.example.com", name: "API", createdAt: Fixture.epoch)]))
 }
 
 func shape(_ decision: AuthorizeDecision) -> Expect {

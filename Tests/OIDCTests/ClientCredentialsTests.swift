@@ -124,25 +124,29 @@ import TestSupport
         #expect(try harness.introspect(auth) == .inactive)
     }
 
-    /// /authorize audience: registered APIs and the userinfo URL pass; unknown ones are invalid_request.
+    /// /authorize audience: registered APIs and the userinfo URL pass; unknown ones are invalid_request,
+    /// redirected with `state` — one of the Authorizer's checks (`AudienceRule`).
     @Test func authorizeAudienceMustBeARegisteredAPI() throws {
         let harness = LifecycleHarness()
-        #expect(AudienceCheck.problem(LifecycleHarness.apiIdentifier, apis: harness.apis, issuer: Fixture.issuer) == nil)
-        #expect(AudienceCheck.problem(Fixture.issuer + "userinfo", apis: harness.apis, issuer: Fixture.issuer) == nil)
+        #expect(try AudienceRule.resolve(LifecycleHarness.apiIdentifier, apis: harness.apis, issuer: Fixture.issuer)?.apiID == "api-1")
+        #expect(try AudienceRule.resolve(Fixture.issuer + "userinfo", apis: harness.apis, issuer: Fixture.issuer) == nil)
         for bad in ["https://unknown.example.com/", "", "https://api.example.com"] {
-            #expect(AudienceCheck.problem(bad, apis: harness.apis, issuer: Fixture.issuer)?.code == .invalidRequest)
+            #expect(throws: OAuthError(.invalidRequest, AudienceRule.unregistered, detail: "unknown audience \(bad.debugDescription)")) {
+                try AudienceRule.resolve(bad, apis: harness.apis, issuer: Fixture.issuer)
+            }
         }
-        let request = AuthorizationRequest(clientID: Fixture.native.clientID, redirectURI: Fixture.nativeCallback, state: "s", nonce: nil,
-                                           scopes: ["openid"], codeChallenge: Fixture.challenge, codeChallengeMethod: "S256",
-                                           audience: "https://unknown.example.com/")
-        let screened = AudienceCheck.screen(.login(request, reason: .noSession), apis: harness.apis, issuer: Fixture.issuer)
+        let authorizer = Authorizer(issuer: Fixture.issuer, clients: Fixture.clients(), clock: FixedClock(Fixture.epoch),
+                                    hintKeys: TestSigner.keys, apis: harness.apis)
+        let screened = authorizer.decide(n([("audience", "https://unknown.example.com/")]), session: nil, user: nil)
         guard case .errorRedirect(let target, let error) = screened else { Issue.record("expected an error redirect"); return }
         #expect(target.redirectURI == Fixture.nativeCallback)
-        #expect(target.state == "s")
+        #expect(target.state == Fixture.nativeAuthorize().first { $0.0 == "state" }?.1)
         #expect(error.code == .invalidRequest)
-        var good = request
-        good.audience = LifecycleHarness.apiIdentifier
-        #expect(AudienceCheck.screen(.login(good, reason: .noSession), apis: harness.apis, issuer: Fixture.issuer) == .login(good, reason: .noSession))
+        guard case .login(let good, reason: .noSession) = authorizer.decide(n([("audience", LifecycleHarness.apiIdentifier)]),
+                                                                             session: nil, user: nil) else {
+            Issue.record("a registered audience was refused"); return
+        }
+        #expect(good.audience == LifecycleHarness.apiIdentifier)
         // The user's access token then names the API and userinfo.
         let (_, token) = try harness.userToken(audience: LifecycleHarness.apiIdentifier)
         #expect(try claims(token).1["aud"] == .array([.string(LifecycleHarness.apiIdentifier), .string(Fixture.issuer + "userinfo")]))

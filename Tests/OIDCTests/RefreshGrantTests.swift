@@ -26,12 +26,16 @@ final class RefreshHarness: @unchecked Sendable {
     let sessions = MemorySessionStore()
     let users = Fixture.users()
     let codes = MemoryCodeStore()
-    let grants = MemoryGrantStore()
     let store = MemoryRefreshTokenStore()
+    /// Shares the refresh store's records, as the SQLite tables do: reuse revokes the grant with its tokens.
+    lazy var grants = TestSupport.MemoryGrantStore(database: store.database)
+    /// The audiences a sign-in may name.
+    let apis = MemoryAPIStore([API(apiID: "api-1", identifier: "https://api.example.com", name: "API", scopes: ["read:things"],
+                                   createdAt: Fixture.epoch)])
     lazy var refreshTokens = RefreshTokens(store: store, successorKey: Self.successorKey, sessions: sessions)
     lazy var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: codes, grants: grants, users: users,
                                       clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
-                                      refreshTokens: refreshTokens)
+                                      refreshTokens: refreshTokens, apis: apis)
 
     /// Signs in through a code and returns the code exchange's response.
     func signIn(client: Client = Fixture.native, user: User = Fixture.alice,

@@ -13,8 +13,12 @@ final class TokenHarness: @unchecked Sendable {
     let users = Fixture.users()
     let codes = MemoryCodeStore()
     let grants = MemoryGrantStore()
+    /// The audiences a code may name.
+    let apis = MemoryAPIStore([API(apiID: "api-1", identifier: "https://api.example.com", name: "API", scopes: ["read:things"],
+                                   createdAt: Fixture.epoch)])
     lazy var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: codes, grants: grants, users: users,
-                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock))
+                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
+                                      apis: apis)
 
     /// Issues a code as /authorize would after login.
     func code(client: Client = Fixture.native, user: User = Fixture.alice, challenge: String? = Fixture.challenge,

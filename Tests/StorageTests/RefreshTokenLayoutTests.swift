@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import OIDC
 import SQLite
 import Storage
 import Testing
@@ -54,13 +55,13 @@ import TestSupport
         #expect(live.grantID == "grant-a" && live.isUnused)
         let successor = RefreshToken(tokenHash: "hash-a3", grantID: "grant-a", clientID: client.clientID, userID: user.userID,
                                      scope: live.scope, issuedAt: Sample.now, expiresAt: live.expiresAt)
-        guard case .rotated = try tokens.rotate(tokenHash: "hash-a2", successor: successor, reuseInterval: 0, at: Sample.now) else {
+        guard case .rotated = try tokens.rotate(tokenHash: "hash-a2", successor: successor, judge: RefreshReuseRule(window: 0), at: Sample.now) else {
             Issue.record("the migrated live token did not rotate")
             return
         }
         #expect(try store.database.read { try $0.queryOne("SELECT generation FROM refresh_tokens WHERE token_hash = 'hash-a3'")?.int(0) } == 3)
         // Reuse of a token rotated before the migration is still reuse.
-        guard case .reused = try tokens.rotate(tokenHash: "hash-a0", successor: successor, reuseInterval: 0, at: Sample.now) else {
+        guard case .reused = try tokens.rotate(tokenHash: "hash-a0", successor: successor, judge: RefreshReuseRule(window: 0), at: Sample.now) else {
             Issue.record("a token rotated before the migration was not treated as reuse")
             return
         }
@@ -77,7 +78,7 @@ import TestSupport
         try stores.tokens.insert(stores.token("u0", grant: "grant-2"))
         var current = "t0"
         for next in ["t1", "t2", "t3"] {
-            _ = try stores.tokens.rotate(tokenHash: current, successor: stores.token(next, grant: "grant-1"), reuseInterval: 0,
+            _ = try stores.tokens.rotate(tokenHash: current, successor: stores.token(next, grant: "grant-1"), judge: RefreshReuseRule(window: 0),
                                          at: Sample.now)
             current = next
         }

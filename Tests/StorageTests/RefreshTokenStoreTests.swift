@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import OIDC
 import SQLite
 import Storage
 import Testing
@@ -86,7 +87,7 @@ struct RefreshTokenStoreTests {
         try stores.tokens.insert(stores.token("rt-0"))
         let successor = stores.token("rt-1", issuedAt: Sample.now + 5)
 
-        let first = try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, reuseInterval: 10, at: Sample.now + 5)
+        let first = try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, judge: RefreshReuseRule(window: 10), at: Sample.now + 5)
         guard case .rotated(let presented, let stored) = first else { Issue.record("\(first)"); return }
         #expect(presented.rotatedAt == Sample.now + 5 && presented.lastUsedAt == Sample.now + 5 && presented.successorHash == "rt-1")
         #expect(stored == successor)
@@ -94,23 +95,48 @@ struct RefreshTokenStoreTests {
 
         // Inside the window with the same successor: a retry, nothing changes.
         let retry = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1", issuedAt: Sample.now + 15),
-                                             reuseInterval: 10, at: Sample.now + 15)
+                                             judge: RefreshReuseRule(window: 10), at: Sample.now + 15)
         #expect(retry == .retried(presented: presented, successor: successor))
-        // A different successor (another key), outside the window, or the window off: reuse.
-        #expect(try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-x"), reuseInterval: 10, at: Sample.now + 6)
-                == .reused(presented))
-        #expect(try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, reuseInterval: 10, at: Sample.now + 16) == .reused(presented))
-        #expect(try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, reuseInterval: 0, at: Sample.now + 5) == .reused(presented))
-        #expect(try stores.tokens.find(tokenHash: "rt-x") == nil)
+        // Reuse outcomes are `reuseRevokesTheFamilyInTheSameStep`'s rows: each revokes the family.
 
         // Once the successor was used, a retry of the original is reuse even inside the window.
-        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-1", successor: stores.token("rt-2"), reuseInterval: 10,
+        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-1", successor: stores.token("rt-2"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now + 6) else { Issue.record("rt-1 did not rotate"); return }
-        guard case .reused = try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, reuseInterval: 10, at: Sample.now + 7) else {
+        guard case .reused = try stores.tokens.rotate(tokenHash: "rt-0", successor: successor, judge: RefreshReuseRule(window: 10), at: Sample.now + 7) else {
             Issue.record("expected reuse"); return
         }
-        #expect(try stores.tokens.rotate(tokenHash: "unknown", successor: stores.token("rt-y"), reuseInterval: 10, at: Sample.now) == .unknown)
+        #expect(try stores.tokens.rotate(tokenHash: "unknown", successor: stores.token("rt-y"), judge: RefreshReuseRule(window: 10), at: Sample.now) == .unknown)
         #expect(try stores.tokens.find(tokenHash: "rt-y") == nil)
+    }
+
+    /// A different successor (another key), outside the window, or the window off: reuse. The store
+    /// revokes the family in the same transaction (RFC 9700 §4.14.2): the grant, the live successor
+    /// and the presented token, and nothing of another family.
+    @Test(arguments: StoreBackend.allCases, [("rt-x", 10, 6.0), ("rt-1", 10, 16.0), ("rt-1", 0, 5.0)])
+    func reuseRevokesTheFamilyInTheSameStep(_ backend: StoreBackend, row: (successor: String, window: Int, after: TimeInterval)) throws {
+        let stores = try RefreshStores(backend)
+        try stores.family("grant-1", session: "sid-1")
+        try stores.family("grant-2", session: "sid-1")
+        try stores.tokens.insert(stores.token("rt-0"))
+        try stores.tokens.insert(stores.token("bystander", grant: "grant-2"))
+        let successor = stores.token("rt-1", issuedAt: Sample.now + 5)
+        guard case .rotated(let presented, _) = try stores.tokens.rotate(tokenHash: "rt-0", successor: successor,
+                                                                         judge: RefreshReuseRule(window: 10), at: Sample.now + 5) else {
+            Issue.record("no rotation"); return
+        }
+        let reusedAt = Sample.now + row.after
+        #expect(try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token(row.successor), judge: RefreshReuseRule(window: row.window),
+                                         at: reusedAt) == .reused(presented))
+        #expect(try stores.tokens.find(tokenHash: "rt-x") == nil)
+        let grant = try #require(try stores.grants.find(grantID: "grant-1"))
+        #expect(grant.revokedAt == reusedAt)
+        #expect(grant.revokeReason == "refresh token reused")
+        #expect(try stores.tokens.find(tokenHash: "rt-1")?.revokedAt == reusedAt)
+        #expect(try stores.tokens.find(tokenHash: "rt-0")?.revokedAt == reusedAt)
+        #expect(try stores.tokens.find(tokenHash: "bystander")?.revokedAt == nil)
+        #expect(try stores.grants.find(grantID: "grant-2")?.revokedAt == nil)
+        guard case .revoked = try stores.tokens.rotate(tokenHash: "rt-1", successor: stores.token("rt-2"), judge: RefreshReuseRule(window: 10),
+                                                       at: reusedAt + 1) else { Issue.record("the successor still rotates"); return }
     }
 
     /// Revoking the grant revokes its refresh tokens; a revoked token or successor reports `.revoked`.
@@ -121,14 +147,14 @@ struct RefreshTokenStoreTests {
         try stores.family("grant-2", session: "sid-1")
         try stores.tokens.insert(stores.token("rt-0"))
         try stores.tokens.insert(stores.token("other", grant: "grant-2"))
-        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), reuseInterval: 10,
+        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now) else { Issue.record("no rotation"); return }
         try stores.grants.revoke(grantID: "grant-1", at: Sample.now + 1, reason: "test")
         #expect(try stores.tokens.find(tokenHash: "rt-1")?.revokedAt == Sample.now + 1)
         #expect(try stores.tokens.find(tokenHash: "other")?.revokedAt == nil)
-        guard case .revoked = try stores.tokens.rotate(tokenHash: "rt-1", successor: stores.token("rt-2"), reuseInterval: 10,
+        guard case .revoked = try stores.tokens.rotate(tokenHash: "rt-1", successor: stores.token("rt-2"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now + 2) else { Issue.record("expected revoked"); return }
-        guard case .revoked = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), reuseInterval: 10,
+        guard case .revoked = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now + 2) else { Issue.record("expected revoked"); return }
         try stores.tokens.revokeFamily(grantID: "grant-2", at: Sample.now + 3)
         #expect(try stores.tokens.find(tokenHash: "other")?.revokedAt == Sample.now + 3)
@@ -144,7 +170,7 @@ struct RefreshTokenStoreTests {
         try stores.family("grant-b2", session: "sid-b")
         try stores.family("grant-dead", session: "sid-c")
         try stores.tokens.insert(stores.token("a0", grant: "grant-a"))
-        _ = try stores.tokens.rotate(tokenHash: "a0", successor: stores.token("a1", grant: "grant-a"), reuseInterval: 10, at: Sample.now)
+        _ = try stores.tokens.rotate(tokenHash: "a0", successor: stores.token("a1", grant: "grant-a"), judge: RefreshReuseRule(window: 10), at: Sample.now)
         try stores.tokens.insert(stores.token("b0", grant: "grant-b"))
         try stores.tokens.insert(stores.token("b1", grant: "grant-b2"))
         try stores.tokens.insert(stores.token("c0", grant: "grant-dead"))
@@ -155,8 +181,9 @@ struct RefreshTokenStoreTests {
     }
 
     /// D02: 50 simultaneous rotations of one token make exactly one successor. With the window on, the
-    /// other 49 are retries of that same successor; with it off, they are reuse. SQLite runs half of them
-    /// through a second `Store` on the same file, as another process would.
+    /// other 49 are retries of that same successor; with it off, the first of them is reuse, which revokes
+    /// the family at once, so the rest find it revoked. SQLite runs half of them through a second `Store`
+    /// on the same file, as another process would.
     @Test(arguments: StoreBackend.allCases, [true, false])
     func fiftyConcurrentRotations(_ backend: StoreBackend, window: Bool) throws {
         let stores = try RefreshStores(backend)
@@ -171,7 +198,7 @@ struct RefreshTokenStoreTests {
             let tokens = index.isMultiple(of: 2) ? stores.tokens : secondTokens
             let outcome: Result<RefreshRotation, StorageError>
             do throws(StorageError) {
-                outcome = .success(try tokens.rotate(tokenHash: "rt-0", successor: successor, reuseInterval: window ? 10 : 0, at: Sample.now))
+                outcome = .success(try tokens.rotate(tokenHash: "rt-0", successor: successor, judge: RefreshReuseRule(window: window ? 10 : 0), at: Sample.now))
             } catch {
                 outcome = .failure(error)
             }
@@ -184,14 +211,16 @@ struct RefreshTokenStoreTests {
         let rotated = values.filter { if case .rotated = $0 { true } else { false } }
         let retried = values.filter { if case .retried(_, let next) = $0 { next.tokenHash == "rt-1" } else { false } }
         let reused = values.filter { if case .reused = $0 { true } else { false } }
+        let revoked = values.filter { if case .revoked = $0 { true } else { false } }
         #expect(rotated.count == 1)
+        #expect(try stores.tokens.find(tokenHash: "rt-0")?.successorHash == "rt-1")
         if window {
             #expect(retried.count == 49)
+            #expect(try stores.tokens.find(tokenHash: "rt-1")?.isUnused == true)
         } else {
-            #expect(reused.count == 49)
+            #expect(reused.count >= 1 && reused.count + revoked.count == 49)
+            #expect(try stores.tokens.find(tokenHash: "rt-1")?.revokedAt != nil)
         }
-        #expect(try stores.tokens.find(tokenHash: "rt-0")?.successorHash == "rt-1")
-        #expect(try stores.tokens.find(tokenHash: "rt-1")?.isUnused == true)
     }
 
     /// K03: a failure after the presented token was consumed undoes the consumption; it stays live.
@@ -211,7 +240,7 @@ struct RefreshTokenStoreTests {
             stores.memory?.failNextSuccessorInsert = true
         }
         #expect(throws: StorageError.self) {
-            try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), reuseInterval: 10, at: Sample.now + 1)
+            try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 10), at: Sample.now + 1)
         }
         let after = try #require(try stores.tokens.find(tokenHash: "rt-0"))
         #expect(after.isUnused && after.successorHash == nil && after.lastUsedAt == Sample.now)
@@ -220,7 +249,7 @@ struct RefreshTokenStoreTests {
         if let store = stores.store {
             try store.database.write { connection in _ = try connection.run("DROP TRIGGER temp.fail_successor") }
         }
-        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), reuseInterval: 10,
+        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now + 2) else { Issue.record("no rotation after the fault"); return }
     }
 
@@ -231,7 +260,7 @@ struct RefreshTokenStoreTests {
         try stores.tokens.insert(stores.token("rt-0"))
         try stores.tokens.insert(stores.token("taken"))
         #expect(throws: StorageError.self) {
-            try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("taken"), reuseInterval: 10, at: Sample.now + 1)
+            try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("taken"), judge: RefreshReuseRule(window: 10), at: Sample.now + 1)
         }
         #expect(try stores.tokens.find(tokenHash: "rt-0")?.isUnused == true)
     }

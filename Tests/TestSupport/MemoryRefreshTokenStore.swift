@@ -22,13 +22,15 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
         withLock { current(tokenHash) }
     }
 
-    public func rotate(tokenHash: String, successor: RefreshToken, reuseInterval: Int,
+    public func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try withLock { () throws(StorageError) -> RefreshRotation in
             guard let presented = current(tokenHash) else { return .unknown }
             guard presented.isUnused else {
-                return RefreshRotation.decide(presented: presented, storedSuccessor: presented.successorHash.flatMap(current),
-                                              expectedSuccessorHash: successor.tokenHash, reuseInterval: reuseInterval, at: time)
+                let outcome = judge.outcome(presented: presented, storedSuccessor: presented.successorHash.flatMap(current),
+                                            expectedSuccessorHash: successor.tokenHash, at: time)
+                if case .reused = outcome { try revokeFamilyLocked(grantID: presented.grantID, at: time) }
+                return outcome
             }
             let before = tokens[tokenHash]
             tokens[tokenHash]?.rotatedAt = time
@@ -52,6 +54,19 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
         withLock {
             for (hash, token) in tokens where token.grantID == grantID && token.revokedAt == nil {
                 tokens[hash]?.revokedAt = time
+            }
+        }
+    }
+
+    /// Reuse: the grant and every token of it, under the rotation's lock (one step, as SQLite's one transaction).
+    private func revokeFamilyLocked(grantID: String, at time: Date) throws(StorageError) {
+        for (hash, token) in tokens where token.grantID == grantID && token.revokedAt == nil {
+            tokens[hash]?.revokedAt = time
+        }
+        try database.locked { () throws(StorageError) in
+            if database.grants[grantID]?.revokedAt == nil {
+                database.grants[grantID]?.revokedAt = time
+                database.grants[grantID]?.revokeReason = "refresh token reused"
             }
         }
     }

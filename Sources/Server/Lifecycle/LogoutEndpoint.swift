@@ -23,13 +23,15 @@ struct LogoutEndpoint: Sendable {
     let services: Services
     let policy: LogoutPolicy
     let sessions: SessionManager
+    let grants: any GrantStore
+    let lifecycle: any LifecycleLookup
 
     static let confirmationLifetime = 600
 
     /// `GET /v2/logout`.
     func auth0(_ request: HTTPRequest) -> HTTPResponse {
         guard let pairs = try? RequestParameters.parse(request) else {
-            return ErrorPage.render(title: "Sign-out failed", message: "The request could not be read.", status: 400, issuer: services.issuer)
+            return UserFacingError.unreadable(message: "The request could not be read.").response(issuer: services.issuer)
         }
         return respond(policy.auth0Logout(pairs), request: request, session: currentSession(request), kind: "v2")
     }
@@ -37,7 +39,7 @@ struct LogoutEndpoint: Sendable {
     /// `GET|POST /oidc/logout`; a POST with `action` is the confirmation form's answer.
     func oidc(_ request: HTTPRequest) -> HTTPResponse {
         guard let pairs = try? RequestParameters.parse(request) else {
-            return ErrorPage.render(title: "Sign-out failed", message: "The request could not be read.", status: 400, issuer: services.issuer)
+            return UserFacingError.unreadable(message: "The request could not be read.").response(issuer: services.issuer)
         }
         let session = currentSession(request)
         guard request.method == "POST", let action = pairs.first(where: { $0.0 == "action" })?.1 else {
@@ -47,11 +49,11 @@ struct LogoutEndpoint: Sendable {
         let posted = pairs.first { $0.0 == "csrf_token" }?.1
         guard let binding = CookieJar.parse(request.headers)[cookieName], Self.matches(posted, binding: binding, sessionID: session?.sessionID) else {
             services.logger.warning("logout_csrf_rejected", ["request_id": .string(request.requestID)])
-            return ErrorPage.render(title: "Request refused", message: "This sign-out form is not valid any more. You are still signed in.",
-                                    status: 403, issuer: services.issuer)
+            return UserFacingError.formRefused(message: "This sign-out form is not valid any more. You are still signed in.")
+                .response(issuer: services.issuer)
         }
         guard action == "logout" else {
-            var response = ErrorPage.render(title: "Still signed in", message: "You have not been signed out.", status: 200, issuer: services.issuer)
+            var response = UserFacingError.stillSignedIn.response(issuer: services.issuer)
             response.headers.add("Set-Cookie", deleteBindingCookie)
             return response
         }
@@ -67,7 +69,7 @@ struct LogoutEndpoint: Sendable {
         case .refuse(let message, let logReason):
             services.logger.warning("logout_refused", ["request_id": .string(request.requestID), "reason": .string(logReason)])
             services.record("logout.refused", userID: session?.userID, ip: request.clientIP, details: ["reason": logReason, "endpoint": kind])
-            return ErrorPage.render(title: "Sign-out not possible", message: message, status: 400, issuer: services.issuer)
+            return UserFacingError.signOutRefused(message: message).response(issuer: services.issuer)
         case .confirm(let appName, let fields):
             let binding = Random.token(bytes: 32)
             var response = LogoutConfirmPage.render(issuer: services.issuer, csrfToken: Self.token(binding: binding, sessionID: session?.sessionID),
@@ -80,8 +82,8 @@ struct LogoutEndpoint: Sendable {
                     try endSession(session, request: request)
                 } catch {
                     services.logger.error("logout_failed", ["request_id": .string(request.requestID), "error": .string(error.description)])
-                    return ErrorPage.render(title: "Something went wrong", message: "The sign-out did not complete. Try again shortly.",
-                                            status: 503, issuer: services.issuer)
+                    return UserFacingError.failure(OAuthError(storage: error), activity: .signOut, requestID: request.requestID)
+                        .response(issuer: services.issuer)
                 }
             }
             var response: HTTPResponse
@@ -102,11 +104,11 @@ struct LogoutEndpoint: Sendable {
 
     private func endSession(_ session: Session, request: HTTPRequest) throws(StorageError) {
         let now = services.clock.now
-        try services.sessions.end(sessionID: session.sessionID, at: now)
+        try sessions.sessions.end(sessionID: session.sessionID, at: now)
         var revoked: [String] = []
-        for grant in try services.lifecycle.liveGrants(sessionID: session.sessionID) {
+        for grant in try lifecycle.liveGrants(sessionID: session.sessionID) {
             guard let client = try services.clients.find(clientID: grant.clientID), !client.refreshSurvivesLogout else { continue }
-            try services.grants.revoke(grantID: grant.grantID, at: now, reason: "logout")
+            try grants.revoke(grantID: grant.grantID, at: now, reason: "logout")
             revoked.append(grant.grantID)
         }
         services.logger.info("logout", ["request_id": .string(request.requestID), "sid": .string(session.sessionID),

@@ -1,4 +1,5 @@
 import HTTP
+import OIDC
 import Settings
 
 /// The sign-in form served by `{issuer}authorize`; its markup is a contract with browser and conformance tests.
@@ -40,5 +41,15 @@ enum LoginPage {
         let html = PageLayout.document(title: "Sign in to \(appName)", issuer: issuer, body: body)
         let formAction = redirectURI.flatMap(WebOrigin.cspSource(forAction:)).map { [$0] } ?? []
         return PageLayout.response(html, status: status, formAction: formAction)
+    }
+
+    /// The flow's login screen; a new transaction's cookie is set with it.
+    static func render(_ screen: LoginScreen, issuer: Issuer, cookies: CookieSpec, status: Int = 200) -> HTTPResponse {
+        var response = render(appName: screen.appName, issuer: issuer, transactionID: screen.transactionID, csrfToken: screen.csrfToken,
+                              email: screen.email, errorMessage: screen.errorMessage, status: status, redirectURI: screen.redirectURI)
+        if let maxAge = screen.newTransactionMaxAge {
+            response.headers.add("Set-Cookie", cookies.set(.transaction, value: screen.transactionID, maxAge: maxAge))
+        }
+        return response
     }
 }

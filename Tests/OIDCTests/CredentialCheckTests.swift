@@ -3,13 +3,16 @@ import Foundation
 import Model
 import Testing
 import TestSupport
-@testable import Server
+@testable import OIDC
 
-/// Login credential checks: one answer for every failure, and hashes upgraded at login.
-@Suite struct PasswordAuthenticatorTests {
-    let users = MemoryUserStore()
+/// Login credential checks: one answer for every failure, and hashes upgraded by the login's commit.
+@Suite struct CredentialCheckTests {
+    let database = MemoryDatabase()
+    let throttleStore = MemoryLoginThrottleStore()
     let clock = FixedClock()
-    var authenticator: PasswordAuthenticator { PasswordAuthenticator(users: users, clock: clock) }
+    var users: TestSupport.MemoryUserStore { TestSupport.MemoryUserStore(database: database) }
+    var check: CredentialCheck { CredentialCheck(users: users, throttle: LoginThrottle(store: throttleStore, clock: clock)) }
+    var signIns: MemorySignInStore { MemorySignInStore(database: database, throttle: throttleStore) }
 
     private func addUser(_ email: String, hash: String?, blocked: Bool = false) throws -> User {
         let user = User(userID: "auth0|\(email.hashValue.magnitude)", email: email, passwordHash: hash, blocked: blocked, createdAt: clock.now)
@@ -17,9 +20,23 @@ import TestSupport
         return user
     }
 
+    /// Checks the password and, on success, commits the login as the flow and the password grants do.
+    private func login(_ email: String, _ password: String) throws -> CredentialCheck.Verdict {
+        let verdict = try check.check(email: email, password: password, ip: "198.51.100.7")
+        if case .verified(let user, let rehashed, let key) = verdict {
+            try signIns.completeLogin(LoginCompletion(userID: user.userID, time: clock.now, rehashedPassword: rehashed,
+                                                      clearedThrottleKeys: [key]))
+        }
+        return verdict
+    }
+
     @Test func theRightPasswordSucceedsAndCountsTheLogin() throws {
         let user = try addUser("a@example.com", hash: try PasswordHash.hash("right password"))
-        #expect(try authenticator.authenticate(email: "A@Example.com", password: "right password") == .success(user))
+        guard case .verified(let found, nil, let key) = try login("A@Example.com", "right password") else {
+            Issue.record("expected a verified login"); return
+        }
+        #expect(found == user)
+        #expect(key == LoginThrottle.pairKey(email: "a@example.com", ip: "198.51.100.7"))
         #expect(try users.find(userID: user.userID)?.loginsCount == 1)
     }
 
@@ -33,18 +50,20 @@ import TestSupport
         _ = try addUser("a@example.com", hash: try PasswordHash.hash("right password"))
         _ = try addUser("blocked@example.com", hash: try PasswordHash.hash("right password"), blocked: true)
         _ = try addUser("nopassword@example.com", hash: nil)
-        guard case .failure(let found, _) = try authenticator.authenticate(email: email, password: password) else {
+        guard case .rejected(let found, _) = try login(email, password) else {
             Issue.record("expected a failure")
             return
         }
         #expect(found == reason)
+        // Every failure counts towards the pair's lock.
+        #expect(try throttleStore.state(key: LoginThrottle.pairKey(email: email, ip: "198.51.100.7"))?.failures == 1)
     }
 
     /// A hash with older (weaker) scrypt parameters is replaced at the next successful login.
     @Test func aWeakScryptHashIsUpgradedAtLogin() throws {
         let weak = try PasswordHash.hash("right password", parameters: ScryptParameters(logN: 12, r: 8, p: 1))
         let user = try addUser("a@example.com", hash: weak)
-        _ = try authenticator.authenticate(email: user.email, password: "right password")
+        _ = try login(user.email, "right password")
         let stored = try #require(try users.find(userID: user.userID)?.passwordHash)
         #expect(stored.hasPrefix("$scrypt$ln=15,r=8,p=1$"))
         #expect(PasswordHash.verify("right password", against: stored))
@@ -54,7 +73,11 @@ import TestSupport
     @Test func anImportedBcryptHashMovesToScryptAtLogin() throws {
         // The Openwall crypt_blowfish test vector for "U*U".
         let user = try addUser("a@example.com", hash: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
-        #expect(try authenticator.authenticate(email: user.email, password: "U*U") == .success(user))
+        guard case .verified(let found, let rehashed?, _) = try login(user.email, "U*U") else {
+            Issue.record("expected a verified login with a rehash"); return
+        }
+        #expect(found == user)
+        #expect(rehashed.hasPrefix("$scrypt$"))
         let stored = try #require(try users.find(userID: user.userID)?.passwordHash)
         #expect(stored.hasPrefix("$scrypt$"))
         #expect(PasswordHash.verify("U*U", against: stored))
@@ -63,7 +86,15 @@ import TestSupport
     @Test func aFailedLoginNeverRehashes() throws {
         let weak = try PasswordHash.hash("right password", parameters: ScryptParameters(logN: 12, r: 8, p: 1))
         let user = try addUser("a@example.com", hash: weak)
-        _ = try authenticator.authenticate(email: user.email, password: "wrong")
+        _ = try login(user.email, "wrong")
         #expect(try users.find(userID: user.userID)?.passwordHash == weak)
+    }
+
+    /// A locked pair is answered like a wrong password, and the lock is not lifted by the right one (G03).
+    @Test func aLockedPairRejectsTheRightPassword() throws {
+        let user = try addUser("a@example.com", hash: try PasswordHash.hash("right password"))
+        for _ in 0..<10 { _ = try check.check(email: user.email, password: "wrong", ip: "198.51.100.7") }
+        #expect(try check.check(email: user.email, password: "right password", ip: "198.51.100.7") == .pairLocked)
+        #expect(try users.find(userID: user.userID)?.loginsCount == 0)
     }
 }

@@ -66,11 +66,7 @@ extension TokenEndpoint {
         let token = RefreshToken(tokenHash: RefreshTokens.hash(value), grantID: grant.grantID, clientID: client.clientID,
                                  userID: userID, scope: grant.scope, issuedAt: now,
                                  expiresAt: now.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetime)))
-        do {
-            try refreshTokens.store.insert(token)
-        } catch {
-            throw OAuthError(storage: error)
-        }
+        try storage { () throws(StorageError) in try refreshTokens.store.insert(token) }
         return value
     }
 
@@ -80,15 +76,12 @@ extension TokenEndpoint {
     ///
     /// Order: the token must exist and belong to the authenticated client (else invalid_grant, with
     /// no side effect, so client B cannot burn client A's token); its grant must be live, its user
-    /// unblocked and the family's absolute lifetime not over. An unused token must also be within
-    /// its inactivity lifetime and the request's `scope`/`audience` valid before it is consumed.
-    /// Then one atomic store step decides: first use (rotate), retry inside the window (same
-    /// successor), or reuse — which revokes the whole family (grant and every refresh token; the
-    /// access tokens die through `grant_id`).
-    ///
-    /// `audience`: only the grant's own audience may be asked for (absent, or equal to it);
-    /// anything else is `invalid_request` "audience not granted" until per-API audiences exist.
-    func refreshTokenGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient) throws(OAuthError) -> TokenIssuance {
+    /// unblocked and the family's absolute lifetime not over. A token that was already rotated goes
+    /// to the store's reuse decision at once (`RefreshReuseRule`: a retry inside the window, or reuse,
+    /// which revokes the family in the same transaction) — reuse detection wins over a bad parameter.
+    /// An unused token must be within its inactivity lifetime, and passes the scope-and-audience
+    /// phase before it is consumed; a refused `scope` or `audience` leaves it unused.
+    func refreshTokenGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient) throws(OAuthError) -> GrantDraft {
         guard let refreshTokens else {
             throw OAuthError(.unsupportedGrantType, "unsupported grant_type", detail: "refresh tokens are not configured")
         }
@@ -102,14 +95,14 @@ extension TokenEndpoint {
             throw RefreshTokens.invalid("unknown refresh token")
         }
         let presented = family.token
-        guard Array(presented.clientID.utf8) == Array(client.clientID.utf8) else {
+        guard TokenInspection.same(presented.clientID, client.clientID) else {
             throw RefreshTokens.invalid("refresh token of \(presented.clientID) presented by \(client.clientID)")
         }
         guard presented.revokedAt == nil else { throw RefreshTokens.invalid("refresh token revoked") }
         guard let grant = family.grant, grant.revokedAt == nil else {
             throw RefreshTokens.invalid("grant \(presented.grantID) missing or revoked")
         }
-        // D08: a blocked or deleted user's refresh tokens stop working.
+        // negative-tests D08: a blocked or deleted user's refresh tokens stop working.
         guard let user = family.user, !user.blocked else { throw RefreshTokens.invalid("user \(presented.userID) missing or blocked") }
         guard now < presented.expiresAt else { throw RefreshTokens.invalid("refresh token family past its absolute lifetime") }
         let session = refreshTokens.sessions == nil ? nil : family.session
@@ -118,79 +111,57 @@ extension TokenEndpoint {
             throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
         }
 
-        // Parameter errors are decided up front but, for a token that was already rotated, only
-        // reported once the store has ruled out reuse (reuse detection wins over a bad parameter).
-        var parameterError: OAuthError?
-        var scopes = AuthorizationRequest.canonicalScopes(presented.scope)
-        do throws(OAuthError) {
-            scopes = try narrowedScopes(request["scope"], granted: presented.scope)
-            try checkAudience(request["audience"], grant: grant)
-        } catch {
-            parameterError = error
-        }
-        if presented.isUnused {
-            if client.refreshIdleLifetime > 0, now.timeIntervalSince(presented.lastUsedAt) >= TimeInterval(client.refreshIdleLifetime) {
-                throw RefreshTokens.invalid("refresh token idle past its inactivity lifetime")
-            }
-            if let parameterError { throw parameterError }
-        }
-
         let successorValue = refreshTokens.successor(of: value)
         let successor = RefreshToken(tokenHash: RefreshTokens.hash(successorValue), grantID: presented.grantID,
                                      clientID: presented.clientID, userID: presented.userID, scope: presented.scope,
                                      issuedAt: now, expiresAt: presented.expiresAt)
-        let outcome: RefreshRotation
-        do {
-            outcome = try refreshTokens.store.rotate(tokenHash: presentedHash, successor: successor,
-                                                     reuseInterval: client.refreshReuseInterval, at: now)
-        } catch {
-            throw OAuthError(storage: error)
+        let judge = RefreshReuseRule(window: client.refreshReuseInterval)
+        let rotate = { () throws(OAuthError) in
+            try Self.accept(try storage { () throws(StorageError) in
+                try refreshTokens.store.rotate(tokenHash: presentedHash, successor: successor, judge: judge, at: now)
+            })
         }
-        switch outcome {
-        case .rotated, .retried:
-            if let parameterError { throw parameterError }
+        var decided = false
+        if presented.isUnused {
+            if client.refreshIdleLifetime > 0, now.timeIntervalSince(presented.lastUsedAt) >= TimeInterval(client.refreshIdleLifetime) {
+                throw RefreshTokens.invalid("refresh token idle past its inactivity lifetime")
+            }
+        } else {
+            try rotate()
+            decided = true
+        }
+        let rule = ScopeRule.refresh(requestedScope: request["scope"], requestedAudience: request["audience"], family: grant)
+        return GrantDraft(rule: rule) { decision throws(OAuthError) in
+            if !decided { try rotate() }
             if let session, session.endedAt == nil, now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution {
                 // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh
                 // would double the writes); a failure here must not fail the refresh.
                 try? refreshTokens.sessions?.touch(sessionID: session.sessionID, at: now)
             }
+            return TokenIssuance(client: client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
+                                 nonce: nil, authTime: grant.authTime, sessionID: grant.sessionID, refreshToken: successorValue)
+        }
+    }
+
+    /// A rotation or a retry goes on; reuse (the store has revoked the family), a revoked token or an
+    /// unknown one is the one dead-token answer.
+    static func accept(_ outcome: RefreshRotation) throws(OAuthError) {
+        switch outcome {
+        case .rotated, .retried:
+            return
         case .reused(let token):
-            try revokeFamily(token.grantID, at: now)
             throw RefreshTokens.invalid("refresh token reused; family \(token.grantID) revoked")
         case .revoked:
             throw RefreshTokens.invalid("refresh token (or its successor) revoked")
         case .unknown:
             throw RefreshTokens.invalid("unknown refresh token")
         }
-        return TokenIssuance(client: client, user: user, grant: grant, scopes: scopes, audience: grant.audience, nonce: nil,
-                             authTime: grant.authTime, sessionID: grant.sessionID, refreshToken: successorValue)
-    }
-
-    /// The requested scopes, which may only narrow the family's; none requested → all of them.
-    func narrowedScopes(_ requested: String?, granted: String) throws(OAuthError) -> [String] {
-        let grantedScopes = Set(granted.split(separator: " ").map(String.init))
-        guard let requested, !requested.trimmingWhitespace().isEmpty else {
-            return AuthorizationRequest.canonicalScopes(granted)
-        }
-        let asked = Set(requested.split(separator: " ", omittingEmptySubsequences: true).map(String.init))
-        guard asked.isSubset(of: grantedScopes) else {
-            throw OAuthError(.invalidScope, "the requested scope exceeds the granted scope",
-                             detail: "asked \(asked.sorted()), granted \(grantedScopes.sorted())")
-        }
-        return AuthorizationRequest.canonicalScopes(requested)
-    }
-
-    func checkAudience(_ requested: String?, grant: Grant) throws(OAuthError) {
-        guard let requested, !requested.isEmpty else { return }
-        guard let granted = grant.audience, Array(granted.utf8) == Array(requested.utf8) else {
-            throw OAuthError(.invalidRequest, "audience not granted", detail: "asked \(requested), grant has \(grant.audience ?? "none")")
-        }
     }
 
     /// The presented token with its grant, user and session: in one read when the store offers it,
     /// else from each store in turn.
     func loadFamily(tokenHash: String, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
-        do {
+        try storage { () throws(StorageError) -> RefreshTokenFamily? in
             if let reader = refreshTokens.familyReader { return try reader.family(tokenHash: tokenHash) }
             guard let token = try refreshTokens.store.find(tokenHash: tokenHash) else { return nil }
             let grant = try grants.find(grantID: token.grantID)
@@ -198,20 +169,6 @@ extension TokenEndpoint {
                 try refreshTokens.sessions?.find(sessionID: sessionID)
             }
             return RefreshTokenFamily(token: token, grant: grant, user: try users.find(userID: token.userID), session: session)
-        } catch {
-            throw OAuthError(storage: error)
-        }
-    }
-
-    /// Reuse: revoke the grant (access tokens die through `grant_id`) and every refresh token of it.
-    func revokeFamily(_ grantID: String, at now: Date) throws(OAuthError) {
-        do {
-            try grants.revoke(grantID: grantID, at: now, reason: "refresh token reused")
-            try refreshTokens?.store.revokeFamily(grantID: grantID, at: now)
-        } catch StorageError.notFound {
-            try? refreshTokens?.store.revokeFamily(grantID: grantID, at: now)
-        } catch {
-            throw OAuthError(storage: error)
         }
     }
 }

@@ -37,7 +37,8 @@ public enum AuthorizeDecision: Sendable, Equatable {
 ///    conformance suite checks the error page (A02).
 /// 3. From here errors redirect (with `state`, when unambiguous, and `iss`): `response_mode`,
 ///    duplicated parameters, `state`, `request`/`request_uri`, `response_type`, grant type, PKCE,
-///    `prompt`, `max_age`, `id_token_hint`.
+///    `prompt`, `max_age`, `id_token_hint`, `audience` (`AudienceRule`; the granted scopes follow
+///    from it, `ScopeList.granted`).
 /// 4. Session policy: `prompt=none` → code or `login_required`; else login or SSO code.
 ///
 /// A missing `state` is accepted (RFC 6749 makes it RECOMMENDED; the FAPI2 suite expects success
@@ -50,12 +51,15 @@ public struct Authorizer: Sendable {
     public let clients: any ClientStore
     public let clock: any Clock
     public let hintKeys: KeyLookup
+    /// Registered APIs, the audiences a user may ask for; nil → none is registered.
+    public let apis: (any APIStore)?
 
-    public init(issuer: String, clients: any ClientStore, clock: any Clock, hintKeys: @escaping KeyLookup) {
+    public init(issuer: String, clients: any ClientStore, clock: any Clock, hintKeys: @escaping KeyLookup, apis: (any APIStore)? = nil) {
         self.issuer = issuer
         self.clients = clients
         self.clock = clock
         self.hintKeys = hintKeys
+        self.apis = apis
     }
 
     /// Parameters that must not repeat (RFC 6749 §3.1); unknown ones are ignored, repeated or not.
@@ -68,25 +72,36 @@ public struct Authorizer: Sendable {
     /// Decides an /authorize request from its raw parameter pairs (query or POST form, duplicates kept),
     /// the browser's SSO session if any, and its user.
     public func decide(_ pairs: [(String, String)], session: Session?, user: User?) -> AuthorizeDecision {
+        evaluate(pairs, session: session, user: user).decision
+    }
+
+    /// `decide`, with the client it found (nil when the decision is an error page about the client).
+    public func evaluate(_ pairs: [(String, String)], session: Session?, user: User?) -> (decision: AuthorizeDecision, client: Client?) {
         let parameters = Parameters(pairs)
 
         // 1. The client.
         let client: Client
         switch checkClient(parameters) {
         case .success(let found): client = found
-        case .failure(let page): return page.decision
+        case .failure(let page): return (page.decision, nil)
         }
         // 2. The redirect URI.
         let redirectURI: String
         switch checkRedirectURI(parameters, client: client) {
         case .success(let uri): redirectURI = uri
-        case .failure(let page): return page.decision
+        case .failure(let page): return (page.decision, client)
         }
+        return (redirectingChecks(parameters, client: client, redirectURI: redirectURI, session: session, user: user), client)
+    }
+
+    /// Step 3 and 4: every check whose error goes back to the validated redirect URI, then the session policy.
+    func redirectingChecks(_ parameters: Parameters, client: Client, redirectURI: String, session: Session?, user: User?) -> AuthorizeDecision {
         // 3. Everything else redirects.
         var target = RedirectTarget(redirectURI: redirectURI, responseMode: .query, state: nil, issuer: issuer)
         do throws(OAuthError) {
-            target.responseMode = try checkResponseMode(parameters)
+            // `state` first: RFC 6749 §4.1.2.1 wants it on every redirected error, a response_mode one included.
             target.state = try checkState(parameters)
+            target.responseMode = try checkResponseMode(parameters)
             try checkDuplicates(parameters)
             try checkRequestObjects(parameters)
             try checkResponseType(parameters)
@@ -96,9 +111,10 @@ public struct Authorizer: Sendable {
             let prompt = try checkPrompt(parameters)
             let maxAge = try checkMaxAge(parameters)
             let hintSubject = try checkIDTokenHint(parameters, client: client)
+            let api = try AudienceRule.resolve(parameters["audience"], apis: apis, issuer: issuer)
             let request = AuthorizationRequest(
                 clientID: client.clientID, redirectURI: redirectURI, responseMode: target.responseMode, state: target.state,
-                nonce: parameters["nonce"], scopes: AuthorizationRequest.canonicalScopes(parameters["scope"] ?? ""),
+                nonce: parameters["nonce"], scopes: ScopeList.granted(ScopeList.tokens(parameters["scope"]), api: api),
                 codeChallenge: challenge, codeChallengeMethod: challenge == nil ? nil : PKCE.s256, maxAge: maxAge,
                 prompt: prompt, loginHint: parameters["login_hint"], audience: parameters["audience"],
                 connection: parameters["connection"], organization: parameters["organization"],

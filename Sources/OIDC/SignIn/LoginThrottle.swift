@@ -2,7 +2,7 @@ import Crypto
 import FoundationEssentials
 import Model
 
-/// Brute-force protection for the login form (negative-tests G02–G08).
+/// Brute-force protection for the login form and the password grants (negative-tests G02–G08).
 ///
 /// - Per email and IP: after `maxFailures` failures within `window` the pair is locked for
 ///   `lockDuration`; two failures less than a second apart lock it for `quickLock` (a script,
@@ -12,17 +12,17 @@ import Model
 /// - A success clears the pair's counter; counters expire after their window; locks are in
 ///   SQLite, so a restart does not lift them. While a pair is locked, even the right password
 ///   gets the generic failure answer.
-struct LoginThrottle: Sendable {
-    let store: any LoginThrottleStore
-    let clock: any Clock
-    var maxFailures = 10
-    var window: TimeInterval = 12 * 3600
-    var lockDuration: TimeInterval = 15 * 60
-    var quickLock: TimeInterval = 60
-    var maxFailuresPerIP = 100
-    var ipWindow: TimeInterval = 3600
+public struct LoginThrottle: Sendable {
+    public let store: any LoginThrottleStore
+    public let clock: any Clock
+    public var maxFailures = 10
+    public var window: TimeInterval = 12 * 3600
+    public var lockDuration: TimeInterval = 15 * 60
+    public var quickLock: TimeInterval = 60
+    public var maxFailuresPerIP = 100
+    public var ipWindow: TimeInterval = 3600
 
-    enum Verdict: Equatable {
+    public enum Verdict: Equatable {
         case allowed
         /// The pair is locked: answer exactly as for a wrong password.
         case pairLocked
@@ -30,13 +30,13 @@ struct LoginThrottle: Sendable {
         case addressLocked(retryAfter: Int)
     }
 
-    static func pairKey(email: String, ip: String) -> String {
+    public static func pairKey(email: String, ip: String) -> String {
         "pair:" + Digest.sha256Hex(Array(User.emailKey(email).utf8)) + "|" + ip
     }
 
-    static func addressKey(ip: String) -> String { "ip:" + ip }
+    public static func addressKey(ip: String) -> String { "ip:" + ip }
 
-    func check(email: String, ip: String) throws(StorageError) -> Verdict {
+    public func check(email: String, ip: String) throws(StorageError) -> Verdict {
         let now = clock.now
         if let until = try store.state(key: Self.addressKey(ip: ip))?.lockedUntil, until > now {
             return .addressLocked(retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))))
@@ -47,7 +47,7 @@ struct LoginThrottle: Sendable {
         return .allowed
     }
 
-    func recordFailure(email: String, ip: String) throws(StorageError) {
+    public func recordFailure(email: String, ip: String) throws(StorageError) {
         let now = clock.now
         let (maxFailures, window, lockDuration, quickLock) = (self.maxFailures, self.window, self.lockDuration, self.quickLock)
         _ = try store.update(key: Self.pairKey(email: email, ip: ip)) { current in
@@ -68,8 +68,13 @@ struct LoginThrottle: Sendable {
         }
     }
 
-    func recordSuccess(email: String, ip: String) throws(StorageError) {
+    public func recordSuccess(email: String, ip: String) throws(StorageError) {
         try store.clear(key: Self.pairKey(email: email, ip: ip))
+    }
+
+    public init(store: any LoginThrottleStore, clock: any Clock) {
+        self.store = store
+        self.clock = clock
     }
 
     /// The state with this failure counted; a window older than `window` starts again.

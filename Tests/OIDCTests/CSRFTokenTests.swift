@@ -1,5 +1,5 @@
 import Testing
-@testable import Server
+@testable import OIDC
 
 /// G01: the login form's token must match the hash stored in the transaction.
 @Suite struct CSRFTokenTests {

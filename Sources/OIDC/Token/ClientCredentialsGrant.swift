@@ -30,27 +30,23 @@ extension TokenEndpoint {
     ///
     /// The issuance's `user` is a placeholder whose id is the client id; minting takes the
     /// `machine` branch (`TokenMinter.machineResponse`): no ID token, no refresh token.
-    func clientCredentialsGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient) throws(OAuthError) -> TokenIssuance {
+    func clientCredentialsGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient) throws(OAuthError) -> GrantDraft {
         let client = authenticated.client
         guard client.isConfidential, authenticated.method != .none else {
             throw OAuthError(.unauthorizedClient, "the application may not use the client_credentials grant",
                              detail: "\(client.clientID) is a public client")
         }
-        guard let apis else { throw OAuthError(.serverError, "internal error", detail: "no API store configured") }
         let now = clock.now
-        let (api, clientGrant) = try Self.resolveAPI(audience: request["audience"], clientID: client.clientID, apis: apis)
-        let scopes = Self.grantedScopes(requested: request["scope"], granted: clientGrant.scopes)
-        let grant = Grant(grantID: Random.token(bytes: 16), clientID: client.clientID, userID: nil, sessionID: nil,
-                          scope: scopes.joined(separator: " "), audience: api.identifier, authTime: nil, createdAt: now)
-        do {
-            try grants.create(grant)
-        } catch {
-            throw OAuthError(storage: error)
+        let rule = ScopeRule.clientCredentials(requestedScope: request["scope"], audience: request["audience"], clientID: client.clientID)
+        return GrantDraft(rule: rule) { decision throws(OAuthError) in
+            let grant = Grant(grantID: Random.token(bytes: 16), clientID: client.clientID, userID: nil, sessionID: nil,
+                              scope: decision.scopes.joined(separator: " "), audience: decision.audience, authTime: nil, createdAt: now)
+            try storage { () throws(StorageError) in try grants.create(grant) }
+            var issuance = TokenIssuance(client: client, user: User(userID: client.clientID, email: "", createdAt: now), grant: grant,
+                                         scopes: decision.scopes, audience: decision.audience, nonce: nil, authTime: nil, sessionID: nil)
+            issuance.machine = decision.machine
+            return issuance
         }
-        var issuance = TokenIssuance(client: client, user: User(userID: client.clientID, email: "", createdAt: now), grant: grant,
-                                     scopes: scopes, audience: api.identifier, nonce: nil, authTime: nil, sessionID: nil)
-        issuance.machine = MachineIssuance(api: api, scopes: scopes)
-        return issuance
     }
 
     /// The API named by `audience` (or the only granted one) and the application's grant for it.

@@ -14,8 +14,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
         public static func < (a: Prompt, b: Prompt) -> Bool { a.rawValue < b.rawValue }
     }
 
-    /// The scopes Gatehouse grants, in canonical order; others are dropped.
-    public static let knownScopes = ["openid", "profile", "email", "offline_access"]
+    /// The OpenID scopes Gatehouse understands without an API, in canonical order.
+    public static let knownScopes = ScopeList.openIDScopes
 
     public var clientID: String
     /// Exactly as sent (the token request must repeat it byte for byte).
@@ -23,7 +23,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public var responseMode: ResponseMode
     public var state: String?
     public var nonce: String?
-    /// Known scopes in canonical order (`knownScopes` order).
+    /// Granted scopes: the known OpenID scopes in canonical order, then the audience's API scopes
+    /// (`ScopeList.granted`, decided by the Authorizer).
     public var scopes: [String]
     /// nil only for confidential clients that sent no PKCE.
     public var codeChallenge: String?
@@ -51,7 +52,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
         self.responseMode = responseMode
         self.state = state
         self.nonce = nonce
-        self.scopes = Self.canonicalScopes(scopes.joined(separator: " "))
+        self.scopes = Self.orderedScopes(scopes)
         self.codeChallenge = codeChallenge
         self.codeChallengeMethod = codeChallengeMethod
         self.maxAge = maxAge
@@ -76,6 +77,13 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public static func canonicalScopes(_ scope: String) -> [String] {
         let requested = Set(scope.split(separator: " ", omittingEmptySubsequences: true).map(String.init))
         return knownScopes.filter(requested.contains)
+    }
+
+    /// The known scopes in canonical order, then any others (API scopes) in their given order, once each.
+    static func orderedScopes(_ scopes: [String]) -> [String] {
+        let known = canonicalScopes(scopes.joined(separator: " "))
+        var seen = Set(known)
+        return known + scopes.filter { !$0.isEmpty && !$0.contains(" ") && seen.insert($0).inserted }
     }
 
     /// Where a response for this request goes.
@@ -123,7 +131,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
             maxAge = parsed
         }
         self.init(clientID: clientID, redirectURI: redirectURI, responseMode: mode, state: parameters["state"],
-                  nonce: parameters["nonce"], scopes: Self.canonicalScopes(parameters["scope"] ?? ""),
+                  nonce: parameters["nonce"], scopes: ScopeList.tokens(parameters["scope"]),
                   codeChallenge: parameters["code_challenge"], codeChallengeMethod: parameters["code_challenge_method"],
                   maxAge: maxAge, prompt: prompt, loginHint: parameters["login_hint"], audience: parameters["audience"],
                   connection: parameters["connection"], organization: parameters["organization"],

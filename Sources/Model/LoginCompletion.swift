@@ -1,0 +1,33 @@
+import FoundationEssentials
+
+/// Everything a successful login changes, committed together so no half-done login can remain
+/// (the sign-in flow's and the password grants' one write; `SignInStore.completeLogin`).
+public struct LoginCompletion: Sendable, Equatable {
+    public var userID: String
+    public var time: Date
+    /// A new hash to store (old scrypt parameters, or an imported bcrypt hash); nil keeps the stored one.
+    public var rehashedPassword: String?
+    /// Throttle keys the success clears (the email+address pair).
+    public var clearedThrottleKeys: [String]
+    /// The browser session the login starts; nil for the password grants.
+    public var session: Session?
+    /// The login transaction the session is attached to; nil for the password grants.
+    public var transactionIDHash: String?
+
+    public init(userID: String, time: Date, rehashedPassword: String? = nil, clearedThrottleKeys: [String] = [],
+                session: Session? = nil, transactionIDHash: String? = nil) {
+        self.userID = userID
+        self.time = time
+        self.rehashedPassword = rehashedPassword
+        self.clearedThrottleKeys = clearedThrottleKeys
+        self.session = session
+        self.transactionIDHash = transactionIDHash
+    }
+}
+
+/// Commits a successful login in ONE transaction: the user's login count and time (and a rehash),
+/// the throttle reset, the new session and its attachment to the login transaction.
+public protocol SignInStore: Sendable {
+    /// Throws `.notFound` when the user or the named transaction no longer exists; nothing is then changed.
+    func completeLogin(_ completion: LoginCompletion) throws(StorageError)
+}

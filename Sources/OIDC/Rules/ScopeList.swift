@@ -1,0 +1,24 @@
+import Model
+
+/// Scope values (RFC 6749 §3.3): space-delimited, case-sensitive tokens whose order carries no meaning.
+public enum ScopeList {
+    /// The OpenID Connect scopes Gatehouse understands without an API, in canonical order.
+    public static let openIDScopes = ["openid", "profile", "email", "offline_access"]
+
+    /// The distinct tokens of a `scope` value, in the order first seen.
+    public static func tokens(_ scope: String?) -> [String] {
+        var seen: Set<String> = []
+        return (scope ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init).filter { seen.insert($0).inserted }
+    }
+
+    /// What a user grant may hold (Auth0's behaviour without role-based access control): the OpenID
+    /// scopes asked for, in canonical order, then the asked-for scopes that `api` defines, in the
+    /// API's order. Everything else is dropped.
+    public static func granted(_ requested: [String], api: API?) -> [String] {
+        let asked = Set(requested)
+        let standard = openIDScopes.filter(asked.contains)
+        guard let api else { return standard }
+        var seen = Set(standard)
+        return standard + api.scopes.filter { asked.contains($0) && seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,34 @@
+/// A sign-in outcome the core reports and the web layer records: an audit event and, for logins,
+/// the `gatehouse_logins_total` metric. The core decides what happened; it never writes either.
+public struct SignInEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case loginSucceeded = "login.succeeded"
+        case loginFailed = "login.failed"
+        case loginThrottled = "login.throttled"
+        case loginCancelled = "login.cancelled"
+        case authorizeRefused = "authorize.refused"
+        case authorizeSSO = "authorize.sso"
+
+        /// The login metric's `result` label, for the login kinds.
+        public var loginResult: String? {
+            switch self {
+            case .loginSucceeded: "success"
+            case .loginFailed: "failure"
+            case .loginThrottled: "throttled"
+            case .loginCancelled, .authorizeRefused, .authorizeSSO: nil
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var userID: String?
+    public var clientID: String?
+    public var details: [String: String]
+
+    public init(_ kind: Kind, userID: String? = nil, clientID: String? = nil, details: [String: String] = [:]) {
+        self.kind = kind
+        self.userID = userID
+        self.clientID = clientID
+        self.details = details
+    }
+}

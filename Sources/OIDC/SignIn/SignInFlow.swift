@@ -1,0 +1,204 @@
+import Crypto
+import FoundationEssentials
+import Model
+
+/// The browser sign-in, decided here and rendered by the web layer (`Server/SignIn`). Where a login
+/// is decided:
+///
+///     authorize ─┬─ error page │ error redirect             (Authorizer's checks)
+///                ├─ code at once                            (a live SSO session satisfies the request)
+///                └─ login form, in a new login transaction
+///     submit ────┬─ expired │ CSRF refused │ cancelled
+///                ├─ an authenticator's answer: form again │ throttled │ redirect upstream
+///                └─ authenticated → ONE commit (login count, rehash, throttle reset, session,
+///                   attached to the transaction) → continue to resume
+///     resume ────┬─ expired
+///                └─ the code, to the validated redirect URI
+///
+/// Time (`clock`) and randomness (`random`) are parameters; outcomes worth an audit event or a
+/// metric are reported in the `RequestContext`, which the web layer records.
+public struct SignInFlow: Sendable {
+    /// The stores the flow reads and writes.
+    public struct Stores: Sendable {
+        public var clients: any ClientStore
+        public var users: any UserStore
+        public var sessions: any SessionStore
+        public var transactions: any LoginTransactionStore
+        public var codes: any AuthorizationCodeStore
+        public var signIns: any SignInStore
+
+        public init(clients: any ClientStore, users: any UserStore, sessions: any SessionStore, transactions: any LoginTransactionStore,
+                    codes: any AuthorizationCodeStore, signIns: any SignInStore) {
+            self.clients = clients
+            self.users = users
+            self.sessions = sessions
+            self.transactions = transactions
+            self.codes = codes
+            self.signIns = signIns
+        }
+    }
+
+    public let issuer: String
+    public let authorizer: Authorizer
+    public let stores: Stores
+    /// By the form `action` each answers.
+    public let authenticators: [String: any Authenticator]
+    public let clock: any Clock
+    public let random: any RandomSource
+    /// How long a user has to complete the login form.
+    public var transactionLifetime: TimeInterval = 15 * 60
+    /// How long a browser session lives after its login.
+    public var sessionLifetime: TimeInterval
+    /// A device label from the SDK telemetry (`auth0Client`), preferred over the context's.
+    public var deviceLabel: @Sendable (String?) -> String? = { _ in nil }
+
+    public init(issuer: String, authorizer: Authorizer, stores: Stores, authenticators: [any Authenticator], clock: any Clock,
+                random: any RandomSource = SystemRandom(), sessionLifetime: TimeInterval) {
+        self.issuer = issuer
+        self.authorizer = authorizer
+        self.stores = stores
+        var byAction: [String: any Authenticator] = [:]
+        for authenticator in authenticators {
+            for action in authenticator.actions { byAction[action] = authenticator }
+        }
+        self.authenticators = byAction
+        self.clock = clock
+        self.random = random
+        self.sessionLifetime = sessionLifetime
+    }
+
+    /// The path of the continuation a successful login goes to.
+    public static let resumePath = "authorize/resume"
+
+    // MARK: - authorize
+
+    /// `/authorize` with its raw parameters (duplicates kept) and the session cookie's value, if any.
+    public func authorize(_ pairs: [(String, String)], sessionCookie: String?,
+                          context: inout RequestContext) throws(OAuthError) -> AuthorizeStep {
+        let session = try currentSession(cookie: sessionCookie)
+        let user = try session.flatMap { session throws(OAuthError) in
+            try storage { () throws(StorageError) in try stores.users.find(userID: session.userID) }
+        }
+        let (decision, client) = authorizer.evaluate(pairs, session: session, user: user)
+        switch decision {
+        case .errorPage(let status, let message, let logReason):
+            let clientID = pairs.first { $0.0 == "client_id" }?.1
+            context.record(.authorizeRefused, clientID: clientID, details: ["reason": logReason])
+            return .errorPage(status: status, message: message, logReason: logReason)
+        case .errorRedirect(let target, let error):
+            return .errorRedirect(target, error)
+        case .login(let request, let reason):
+            guard let client else { throw OAuthError(.serverError, "internal error", detail: "login decided without a client") }
+            return .showLogin(try startTransaction(request, client: client), reason: reason)
+        case .issueCode(let request, let live):
+            guard let user, let client else {
+                throw OAuthError(.serverError, "internal error", detail: "SSO decided without a user or client")
+            }
+            let code = try CodeIssuer.issue(request: request, session: live, user: user, clock: clock, codes: stores.codes)
+            context.record(.authorizeSSO, userID: user.userID, clientID: client.clientID)
+            return .issued(request.target(issuer: issuer), code: code)
+        }
+    }
+
+    /// The live session a cookie value names; oversized or unknown values name none.
+    func currentSession(cookie: String?) throws(OAuthError) -> Session? {
+        guard let cookie, !cookie.isEmpty, cookie.utf8.count <= 256 else { return nil }
+        let found = try storage { () throws(StorageError) in try stores.sessions.find(cookieHash: SecretDigest.hash(cookie)) }
+        guard let found, found.isLive(at: clock.now) else { return nil }
+        return found
+    }
+
+    /// Keeps the validated request server-side, behind a random id only the browser's cookie holds.
+    func startTransaction(_ request: AuthorizationRequest, client: Client) throws(OAuthError) -> LoginScreen {
+        let transactionID = random.token(bytes: 32)
+        let csrf = CSRFToken.make(random: random)
+        let now = clock.now
+        let transaction = LoginTransaction(idHash: SecretDigest.hash(transactionID), clientID: client.clientID,
+                                           parameters: request.parameters(), csrfHash: csrf.hash, createdAt: now,
+                                           expiresAt: now.addingTimeInterval(transactionLifetime))
+        try storage { () throws(StorageError) in try stores.transactions.create(transaction) }
+        return LoginScreen(transactionID: transactionID, csrfToken: csrf.token, appName: client.name, email: request.loginHint,
+                           redirectURI: request.redirectURI, newTransactionMaxAge: Int(transactionLifetime))
+    }
+
+    // MARK: - submit
+
+    /// `POST /login` with the form's fields (first value of each) and the transaction cookie's value.
+    public func submit(_ form: [String: String], transactionCookie: String?,
+                       context: inout RequestContext) throws(OAuthError) -> LoginStep {
+        guard let (transactionID, transaction) = try findTransaction(id: form["tx"], cookie: transactionCookie) else { return .expired }
+        // The CSRF token is bound to this transaction (negative-tests G01).
+        guard CSRFToken.matches(form["csrf_token"], hash: transaction.csrfHash) else { return .forbidden }
+        guard let request = AuthorizationRequest(parameters: transaction.parameters),
+              let client = try storage({ () throws(StorageError) in try stores.clients.find(clientID: transaction.clientID) }) else {
+            return .expired
+        }
+        let action = form["action"] ?? "login"
+        if action == "cancel" {
+            _ = try storage { () throws(StorageError) in try stores.transactions.consume(idHash: transaction.idHash) }
+            context.record(.loginCancelled, clientID: client.clientID)
+            return .cancelled(request.target(issuer: issuer), OAuthError(.accessDenied, "The user cancelled the sign-in."))
+        }
+        guard let authenticator = authenticators[action] else { return .unreadable }
+        let submission = LoginSubmission(action: action, fields: form, client: client, request: request)
+        switch try authenticator.authenticate(submission, context: &context) {
+        case .authenticated(let user, let rehashed, let throttleKeys):
+            let (session, cookie) = newSession(for: user, request: request, context: context)
+            try storage { () throws(StorageError) in
+                try stores.signIns.completeLogin(LoginCompletion(
+                    userID: user.userID, time: session.authTime, rehashedPassword: rehashed, clearedThrottleKeys: throttleKeys,
+                    session: session, transactionIDHash: transaction.idHash))
+            }
+            context.record(.loginSucceeded, userID: user.userID, clientID: client.clientID)
+            return .signedIn(resumeURL: issuer + Self.resumePath + "?tx=" + transactionID, sessionCookie: cookie,
+                             sessionMaxAge: Int(sessionLifetime))
+        case .retry(let message, let email):
+            return .showForm(LoginScreen(transactionID: transactionID, csrfToken: form["csrf_token"] ?? "", appName: client.name,
+                                         email: email, errorMessage: message, redirectURI: request.redirectURI))
+        case .throttled(let retryAfter):
+            return .throttled(retryAfter: retryAfter)
+        case .redirect(let url):
+            return .redirect(url)
+        }
+    }
+
+    /// A fresh session and its cookie: a login never reuses a cookie (no session fixation, G11).
+    func newSession(for user: User, request: AuthorizationRequest, context: RequestContext) -> (Session, cookie: String) {
+        let now = clock.now
+        let cookie = random.token(bytes: 32)
+        let session = Session(sessionID: random.token(bytes: 16), cookieHash: SecretDigest.hash(cookie), userID: user.userID,
+                              authTime: now, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(sessionLifetime),
+                              deviceName: deviceLabel(request.auth0Client) ?? context.deviceName, ip: context.clientIP)
+        return (session, cookie)
+    }
+
+    // MARK: - resume
+
+    /// `GET /authorize/resume?tx=…` after a successful login: the code for the stored request.
+    public func resume(transactionID: String?, transactionCookie: String?) throws(OAuthError) -> ResumeStep {
+        guard let (_, transaction) = try findTransaction(id: transactionID, cookie: transactionCookie),
+              let sessionID = transaction.sessionID,
+              let request = AuthorizationRequest(parameters: transaction.parameters) else { return .expired }
+        let now = clock.now
+        let found = try storage { () throws(StorageError) -> (Session, User)? in
+            guard let session = try stores.sessions.find(sessionID: sessionID), session.isLive(at: now),
+                  let user = try stores.users.find(userID: session.userID),
+                  try stores.transactions.consume(idHash: transaction.idHash) else { return nil }
+            return (session, user)
+        }
+        guard let (session, user) = found else { return .expired }
+        let code = try CodeIssuer.issue(request: request, session: session, user: user, clock: clock, codes: stores.codes)
+        return .issued(request.target(issuer: issuer), code: code)
+    }
+
+    /// The login transaction named by both the browser's cookie and the form or URL: the two must
+    /// agree, so a transaction id alone (e.g. from a leaked URL) is useless.
+    func findTransaction(id: String?, cookie: String?) throws(OAuthError) -> (String, LoginTransaction)? {
+        guard let cookie, let id, !cookie.isEmpty, ConstantTime.equals(Array(cookie.utf8), Array(id.utf8)) else { return nil }
+        let now = clock.now
+        guard let transaction = try storage({ () throws(StorageError) in
+            try stores.transactions.find(idHash: SecretDigest.hash(id), at: now)
+        }) else { return nil }
+        return (id, transaction)
+    }
+}

@@ -1,0 +1,57 @@
+/// The login form as the flow wants it shown; the web layer renders it (`Server/Web/LoginPage`).
+public struct LoginScreen: Sendable, Equatable {
+    /// The login transaction, posted back as `tx` and held in the transaction cookie.
+    public var transactionID: String
+    /// The raw token whose SHA-256 the transaction stores, posted back as `csrf_token`.
+    public var csrfToken: String
+    public var appName: String
+    /// Pre-fill: `login_hint`, or what the user typed before an error.
+    public var email: String?
+    public var errorMessage: String?
+    /// The validated callback the sign-in ends on (the page's CSP `form-action` must allow it).
+    public var redirectURI: String
+    /// Set for a new transaction: the web layer sets its cookie for this many seconds.
+    public var newTransactionMaxAge: Int?
+}
+
+/// What `GET|POST /authorize` does (`SignInFlow.authorize`).
+public enum AuthorizeStep: Sendable, Equatable {
+    /// An HTML error page, never a redirect (the redirect target is unknown or untrusted).
+    /// `message` is for the user; `logReason` for operators only.
+    case errorPage(status: Int, message: String, logReason: String)
+    /// The error goes back to the validated redirect URI.
+    case errorRedirect(RedirectTarget, OAuthError)
+    /// The login form, for a new login transaction.
+    case showLogin(LoginScreen, reason: LoginReason)
+    /// Single sign-on: a live session satisfied the request; the code goes back at once.
+    case issued(RedirectTarget, code: String)
+}
+
+/// What `POST /login` does (`SignInFlow.submit`).
+public enum LoginStep: Sendable, Equatable {
+    /// No such transaction (expired, completed, or the cookie and form disagree): a restart page (G14).
+    case expired
+    /// The CSRF token is not this transaction's: 403, no session (G01).
+    case forbidden
+    /// The form names no action any authenticator answers: 400.
+    case unreadable
+    /// The form again, with an error: 401.
+    case showForm(LoginScreen)
+    /// 429 with `Retry-After` seconds.
+    case throttled(retryAfter: Int)
+    /// The user cancelled: `access_denied` to the redirect URI; the transaction is gone.
+    case cancelled(RedirectTarget, OAuthError)
+    /// Signed in: a fresh session cookie, and 303 to the internal continuation — never to a URL
+    /// the user supplied (G11, G12).
+    case signedIn(resumeURL: String, sessionCookie: String, sessionMaxAge: Int)
+    /// Continue at an authenticator's URL (an upstream identity provider).
+    case redirect(String)
+}
+
+/// What `GET /authorize/resume` does (`SignInFlow.resume`).
+public enum ResumeStep: Sendable, Equatable {
+    /// The transaction is gone or has no live session: a restart page.
+    case expired
+    /// The code for the stored request goes back to its redirect URI; the transaction cookie is dropped.
+    case issued(RedirectTarget, code: String)
+}

@@ -1,0 +1,74 @@
+import FoundationEssentials
+import KeyManagement
+import Logging
+import Model
+import OIDC
+import Settings
+import Storage
+
+/// The one composition root of request handling: the only place that names the SQLite stores. It
+/// builds the protocol core's pieces over them (`SignInFlow`, `TokenEndpoint`, revocation,
+/// introspection, logout policy) and the `Services` every adapter shares; `Routes` mounts them.
+struct Composition: Sendable {
+    let services: Services
+    let keyRing: KeyRing
+    let flow: SignInFlow
+    let tokens: TokenEndpoint
+    let revoker: TokenRevoker
+    let introspector: TokenIntrospector
+    let logoutPolicy: LogoutPolicy
+    let sessions: SessionManager
+    // What the userinfo and logout adapters read besides the core.
+    let grants: any GrantStore
+    let users: any UserStore
+    let grantHolders: any GrantHolderReader
+    let lifecycle: any LifecycleLookup
+    /// Live browser sessions, for the `gatehouse_sessions_active` gauge.
+    let liveSessionCount: @Sendable () -> Int
+
+    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock()) {
+        let issuer = settings.issuer.url
+        let clients = SQLiteClientStore(store: store)
+        let users = SQLiteUserStore(store: store)
+        let codes = SQLiteAuthorizationCodeStore(store: store)
+        let sessionStore = SQLiteSessionStore(store: store)
+        let grants = SQLiteGrantStore(store: store)
+        let apis = SQLiteAPIStore(store: store)
+        let lifecycle = SQLiteLifecycleLookup(store: store)
+        let cookies = CookieSpec(issuer: settings.issuer)
+        let keys: Authorizer.KeyLookup = { keyRing.current.verificationKey(kid: $0) }
+
+        services = Services(settings: settings, clock: clock, logger: logger, auditRecorder: AuditRecorder(store: AuditStore(store: store), logger: logger),
+                            metrics: metrics, cookies: cookies, clients: clients)
+        self.keyRing = keyRing
+        self.grants = grants
+        self.users = users
+        self.lifecycle = lifecycle
+        grantHolders = SQLiteGrantHolderReader(store: store)
+        sessions = SessionManager(sessions: sessionStore, cookies: cookies, clock: clock)
+        liveSessionCount = { (try? sessionStore.liveCount(at: Date())) ?? 0 }
+
+        let signIns = SQLiteSignInStore(store: store)
+        let credentials = CredentialCheck(users: users, throttle: LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock))
+        let authorizer = Authorizer(issuer: issuer, clients: clients, clock: clock, hintKeys: keys, apis: apis)
+        var flow = SignInFlow(issuer: issuer, authorizer: authorizer,
+                              stores: .init(clients: clients, users: users, sessions: sessionStore,
+                                            transactions: SQLiteLoginTransactionStore(store: store), codes: codes, signIns: signIns),
+                              authenticators: [PasswordAuthenticator(credentials: credentials)], clock: clock,
+                              sessionLifetime: TimeInterval(settings.sessionLifetime.components.seconds))
+        flow.deviceLabel = { ClientInfo.label($0) }
+        self.flow = flow
+
+        let refreshTokens = RefreshTokens(store: SQLiteRefreshTokenStore(store: store),
+                                          successorKey: keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1"),
+                                          sessions: sessionStore, familyReader: SQLiteRefreshTokenFamilyReader(store: store))
+        tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
+                               minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), clock: clock),
+                               refreshTokens: refreshTokens, apis: apis,
+                               passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
+        revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, clock: clock)
+        introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
+                                         keys: keys, clock: clock)
+        logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
+    }
+}

@@ -1,0 +1,28 @@
+import FoundationEssentials
+import Model
+import SQLite
+
+/// A successful login in one `BEGIN IMMEDIATE` transaction: the user's login count and time (and a
+/// rehash), the throttle reset, the new session and its attachment to the login transaction. A
+/// crash or failure at any step leaves none of them (no session without its login, no half-done login).
+public struct SQLiteSignInStore: SignInStore {
+    let database: Database
+
+    public init(store: Store) { database = store.database }
+
+    public func completeLogin(_ completion: LoginCompletion) throws(StorageError) {
+        try mapStorageErrors {
+            try database.write { connection in
+                try SQLiteUserStore.recordLogin(userID: completion.userID, at: completion.time,
+                                                rehashedPassword: completion.rehashedPassword, on: connection)
+                for key in completion.clearedThrottleKeys { try SQLiteLoginThrottleStore.clear(key: key, on: connection) }
+                if let session = completion.session {
+                    try SQLiteSessionStore.insert(session, into: connection)
+                    if let transaction = completion.transactionIDHash {
+                        try SQLiteLoginTransactionStore.attachSession(idHash: transaction, sessionID: session.sessionID, on: connection)
+                    }
+                }
+            }
+        }
+    }
+}
