@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),

@@ -139,6 +139,32 @@ struct RefreshTokenStoreTests {
                                                        at: reusedAt + 1) else { Issue.record("the successor still rotates"); return }
     }
 
+    /// The reuse decision and the family's revocation are one transaction: when revoking the grant
+    /// fails, the tokens are not revoked either, and the next attempt finds the same reuse.
+    @Test func aFailedFamilyRevocationUndoesTheReuseStep() throws {
+        let stores = try RefreshStores(.sqlite)
+        let store = try #require(stores.store)
+        try stores.family("grant-1", session: "sid-1")
+        try stores.tokens.insert(stores.token("rt-0"))
+        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 0),
+                                                       at: Sample.now) else { Issue.record("no rotation"); return }
+        try store.database.write { connection in
+            _ = try connection.run("""
+                CREATE TEMP TRIGGER fail_revoke BEFORE UPDATE OF revoked_at ON main.grants
+                BEGIN SELECT RAISE(ABORT, 'injected failure while revoking the family'); END
+                """)
+        }
+        #expect(throws: StorageError.self) {
+            try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 0), at: Sample.now + 1)
+        }
+        #expect(try stores.tokens.find(tokenHash: "rt-1")?.revokedAt == nil)
+        #expect(try stores.grants.find(grantID: "grant-1")?.revokedAt == nil)
+        try store.database.write { connection in _ = try connection.run("DROP TRIGGER temp.fail_revoke") }
+        guard case .reused = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 0),
+                                                      at: Sample.now + 2) else { Issue.record("reuse not detected again"); return }
+        #expect(try stores.tokens.find(tokenHash: "rt-1")?.revokedAt == Sample.now + 2)
+    }
+
     /// Revoking the grant revokes its refresh tokens; a revoked token or successor reports `.revoked`.
     @Test(arguments: StoreBackend.allCases)
     func revocation(_ backend: StoreBackend) throws {

@@ -19,13 +19,16 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
                 clients: SQLiteClientStore(store: store), users: SQLiteUserStore(store: store),
                 codes: SQLiteAuthorizationCodeStore(store: store), sessions: SQLiteSessionStore(store: store),
                 grants: SQLiteGrantStore(store: store), transactions: SQLiteLoginTransactionStore(store: store),
+                throttle: SQLiteLoginThrottleStore(store: store), signIns: SQLiteSignInStore(store: store),
                 refreshTokens: SQLiteRefreshTokens(database: store.database), keepAlive: [store, directory])
         case .memory:
             let database = MemoryDatabase()
+            let throttle = MemoryLoginThrottleStore()
             return StoreSet(
                 clients: MemoryClientStore(database: database), users: MemoryUserStore(database: database),
                 codes: MemoryAuthorizationCodeStore(database: database), sessions: MemorySessionStore(database: database),
                 grants: MemoryGrantStore(database: database), transactions: MemoryLoginTransactionStore(database: database),
+                throttle: throttle, signIns: MemorySignInStore(database: database, throttle: throttle),
                 refreshTokens: MemoryRefreshTokens(database: database), keepAlive: [database])
         }
     }
@@ -39,7 +42,10 @@ struct StoreSet {
     let sessions: any SessionStore
     let grants: any GrantStore
     let transactions: any LoginTransactionStore
-    /// Refresh tokens have no store protocol yet; tests seed and inspect them through this.
+    let throttle: any LoginThrottleStore
+    let signIns: any SignInStore
+    /// Seeds and inspects refresh tokens by grant alone, for the cascade tests (the refresh-token store
+    /// protocol has its own suite, `RefreshTokenStoreTests`).
     let refreshTokens: any RefreshTokenProbe
     /// The temporary directory and store (or memory database) that must outlive the stores.
     let keepAlive: [AnyObject]

@@ -1,0 +1,249 @@
+import Crypto
+import Foundation
+import Model
+import Testing
+import TestSupport
+@testable import OIDC
+
+/// What the sign-in flow decides, over memory stores and a fixed clock: every step of authorize →
+/// submit → resume, table-driven where the rows share a shape.
+@Suite("Sign-in flow decisions")
+struct SignInFlowDecisionTests {
+    /// The shape of an authorize step, for table rows.
+    enum AuthorizeShape: Equatable {
+        case page(Int)
+        case redirect(OAuthError.Code)
+        case login(LoginReason)
+        case code
+    }
+
+    struct AuthorizeRow: Sendable, CustomTestStringConvertible {
+        let name: String
+        let pairs: [(String, String)]
+        let session: SessionState
+        let expect: AuthorizeShape
+        let event: SignInEvent.Kind?
+        var testDescription: String { name }
+    }
+
+    enum SessionState: Sendable { case none, live, ended, blockedUser }
+
+    static let authorizeRows: [AuthorizeRow] = [
+        .init(name: "no session: the login page", pairs: Fixture.nativeAuthorize(), session: .none, expect: .login(.noSession), event: nil),
+        .init(name: "a live session: a code at once", pairs: Fixture.nativeAuthorize(), session: .live, expect: .code, event: .authorizeSSO),
+        .init(name: "prompt=login over a live session", pairs: Fixture.nativeAuthorize([("prompt", "login")]), session: .live,
+              expect: .login(.promptLogin), event: nil),
+        .init(name: "an ended session is none", pairs: Fixture.nativeAuthorize(), session: .ended, expect: .login(.noSession), event: nil),
+        .init(name: "a blocked user's session is none", pairs: Fixture.nativeAuthorize(), session: .blockedUser,
+              expect: .login(.noSession), event: nil),
+        .init(name: "prompt=none without a session", pairs: Fixture.nativeAuthorize([("prompt", "none")]), session: .none,
+              expect: .redirect(.loginRequired), event: nil),
+        .init(name: "unknown client: a page, audited", pairs: Fixture.nativeAuthorize([("client_id", "nope")], dropping: ["client_id"]),
+              session: .none, expect: .page(400), event: .authorizeRefused),
+        .init(name: "unregistered audience: redirected invalid_request",
+              pairs: Fixture.nativeAuthorize([("audience", "https://unknown.example.com/")]), session: .none,
+              expect: .redirect(.invalidRequest), event: nil),
+        .init(name: "registered audience: the login page", pairs: Fixture.nativeAuthorize([("audience", SignInFlowHarness.api.identifier)]),
+              session: .none, expect: .login(.noSession), event: nil),
+    ]
+
+    @Test(arguments: authorizeRows)
+    func authorize(_ row: AuthorizeRow) throws {
+        let harness = try SignInFlowHarness()
+        var cookie: String?
+        if row.session != .none {
+            let user = row.session == .blockedUser ? Fixture.blocked : Fixture.alice
+            var session = Fixture.session(user)
+            session.cookieHash = SecretDigest.hash("session-cookie")
+            if row.session == .ended { session.endedAt = Fixture.epoch }
+            try harness.sessions.create(session)
+            cookie = "session-cookie"
+        }
+        var context = RequestContext(clientIP: "198.51.100.7")
+        let step = try harness.authorize(row.pairs, cookie: cookie, context: &context)
+        let shape: AuthorizeShape = switch step {
+        case .errorPage(let status, _, _): .page(status)
+        case .errorRedirect(let target, let error): target.state == "state-123" ? .redirect(error.code) : .page(-1)
+        case .showLogin(_, let reason): .login(reason)
+        case .issued: .code
+        }
+        #expect(shape == row.expect)
+        #expect(context.events.map(\.kind) == (row.event.map { [$0] } ?? []))
+    }
+
+    /// The login page's transaction: stored under the digest of a random id, with the validated request.
+    @Test func theLoginPageStartsATransaction() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen(Fixture.nativeAuthorize([("login_hint", "alice@example.com")]))
+        #expect(screen.newTransactionMaxAge == 900)
+        #expect(screen.appName == Fixture.native.name && screen.email == "alice@example.com")
+        #expect(screen.redirectURI == Fixture.nativeCallback)
+        let stored = try #require(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now))
+        #expect(stored.clientID == Fixture.native.clientID && stored.sessionID == nil)
+        #expect(stored.csrfHash == CSRFToken.hash(screen.csrfToken))
+        #expect(stored.parameters["state"] == "state-123" && stored.parameters["nonce"] == "nonce-456")
+    }
+
+    /// The granted scopes follow the audience: OpenID scopes, then the API's own ones asked for.
+    @Test func theTransactionKeepsTheAPIScopesAsked() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen(Fixture.nativeAuthorize([("audience", SignInFlowHarness.api.identifier)], dropping: ["scope"])
+                                             + [("scope", "read:things openid bogus offline_access")])
+        let stored = try #require(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now))
+        #expect(stored.parameters["scope"] == "openid offline_access read:things")
+    }
+
+    /// The shape of a submit step, for table rows.
+    enum SubmitShape: Equatable {
+        case expired, forbidden, unreadable, form(String), throttled, cancelled, signedIn, redirect
+    }
+
+    struct SubmitRow: Sendable, CustomTestStringConvertible {
+        let name: String
+        var email = Fixture.alice.email
+        var password = SignInFlowHarness.password
+        var action = "login"
+        var csrf: String?
+        var cookie: String?
+        var lockAddress = false
+        var lockPair = false
+        var advance: TimeInterval = 0
+        let expect: SubmitShape
+        let events: [SignInEvent.Kind]
+        var testDescription: String { name }
+    }
+
+    static let submitRows: [SubmitRow] = [
+        .init(name: "the right password signs in", expect: .signedIn, events: [.loginSucceeded]),
+        .init(name: "a wrong password: the form again", password: "wrong", expect: .form("Wrong email or password."), events: [.loginFailed]),
+        .init(name: "an unknown email: the same answer", email: "nobody@example.com", expect: .form("Wrong email or password."),
+              events: [.loginFailed]),
+        .init(name: "a blocked user: the same answer", email: Fixture.blocked.email, expect: .form("Wrong email or password."),
+              events: [.loginFailed]),
+        .init(name: "a locked pair refuses the right password", lockPair: true, expect: .form("Wrong email or password."),
+              events: [.loginThrottled]),
+        .init(name: "a locked address: throttled", lockAddress: true, expect: .throttled, events: [.loginThrottled]),
+        .init(name: "a foreign CSRF token: refused", csrf: "forged", expect: .forbidden, events: []),
+        .init(name: "no cookie of the transaction: expired", cookie: "other", expect: .expired, events: []),
+        .init(name: "after 15 minutes: expired", advance: 15 * 60, expect: .expired, events: []),
+        .init(name: "cancel: access_denied", action: "cancel", expect: .cancelled, events: [.loginCancelled]),
+        .init(name: "an unknown action: unreadable", action: "bogus", expect: .unreadable, events: []),
+        .init(name: "another authenticator's redirect", action: "upstream", expect: .redirect, events: []),
+    ]
+
+    @Test(arguments: submitRows)
+    func submit(_ row: SubmitRow) throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        let throttle = LoginThrottle(store: harness.throttle, clock: harness.clock)
+        if row.lockPair { for _ in 0..<10 { harness.clock.advance(by: 5); try throttle.recordFailure(email: row.email, ip: "198.51.100.7") } }
+        if row.lockAddress {
+            for index in 0..<100 { harness.clock.advance(by: 1); try throttle.recordFailure(email: "u\(index)@example.com", ip: "198.51.100.7") }
+        }
+        harness.clock.advance(by: row.advance)
+        var context = RequestContext(clientIP: "198.51.100.7")
+        let step = try harness.submit(screen, email: row.email, password: row.password, action: row.action, csrf: row.csrf,
+                                      cookie: row.cookie, context: &context)
+        let shape: SubmitShape = switch step {
+        case .expired: .expired
+        case .forbidden: .forbidden
+        case .unreadable: .unreadable
+        case .showForm(let again): .form(again.errorMessage ?? "")
+        case .throttled: .throttled
+        case .cancelled(_, let error): error.code == .accessDenied ? .cancelled : .unreadable
+        case .signedIn: .signedIn
+        case .redirect: .redirect
+        }
+        #expect(shape == row.expect)
+        #expect(context.events.map(\.kind) == row.events)
+        // Only a sign-in commits anything.
+        #expect(harness.signIns.commitCount == (row.expect == .signedIn ? 1 : 0))
+        #expect(try harness.users.find(userID: Fixture.alice.userID)?.loginsCount == (row.expect == .signedIn ? 1 : 0))
+    }
+
+    /// Success: one commit holds the login count, the throttle reset, a fresh session and its attachment;
+    /// the answer is 303 material for the internal continuation only, with a new cookie (G11, G12).
+    @Test func aSuccessfulLoginIsOneCommit() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        let pairKey = LoginThrottle.pairKey(email: Fixture.alice.email, ip: "198.51.100.7")
+        harness.clock.advance(by: 5)
+        try LoginThrottle(store: harness.throttle, clock: harness.clock).recordFailure(email: Fixture.alice.email, ip: "198.51.100.7")
+        harness.clock.advance(by: 5)
+        var context = RequestContext(clientIP: "198.51.100.7", deviceName: "curl/8")
+        guard case .signedIn(let resume, let cookie, let maxAge) = try harness.submit(screen, context: &context) else {
+            Issue.record("not signed in"); return
+        }
+        #expect(resume == Fixture.issuer + "authorize/resume?tx=" + screen.transactionID)
+        #expect(maxAge == 86_400 && cookie != screen.transactionID)
+        #expect(harness.signIns.commitCount == 1)
+        let session = try #require(try harness.sessions.find(cookieHash: SecretDigest.hash(cookie)))
+        #expect(session.userID == Fixture.alice.userID && session.authTime == harness.clock.now)
+        #expect(session.deviceName == "curl/8")
+        #expect(session.ip == "198.51.100.7")
+        #expect(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now)?.sessionID
+                == session.sessionID)
+        #expect(try harness.throttle.state(key: pairKey) == nil)
+        #expect(try harness.users.find(userID: Fixture.alice.userID)?.lastLoginAt == harness.clock.now)
+    }
+
+    /// Resume issues the code once, bound to the session; the transaction is single use.
+    @Test func resumeIssuesTheCodeOnce() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        var context = RequestContext(clientIP: "198.51.100.7")
+        guard case .signedIn(_, let cookie, _) = try harness.submit(screen, context: &context) else { Issue.record("not signed in"); return }
+        let step = try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID)
+        guard case .issued(let target, let code) = step else { Issue.record("no code: \(step)"); return }
+        #expect(target.redirectURI == Fixture.nativeCallback && target.state == "state-123" && target.issuer == Fixture.issuer)
+        let session = try #require(try harness.sessions.find(cookieHash: SecretDigest.hash(cookie)))
+        guard case .redeemed(let stored) = try harness.codes.redeem(codeHash: CodeIssuer.hash(code), at: harness.clock.now) else {
+            Issue.record("the code was not stored"); return
+        }
+        #expect(stored.sessionID == session.sessionID && stored.nonce == "nonce-456" && stored.codeChallenge == Fixture.challenge)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+    }
+
+    @Test func resumeWithoutALoginOrWithAnEndedSessionIsExpired() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: nil) == .expired)
+        var context = RequestContext(clientIP: "198.51.100.7")
+        guard case .signedIn(_, let cookie, _) = try harness.submit(screen, context: &context) else { Issue.record("not signed in"); return }
+        let session = try #require(try harness.sessions.find(cookieHash: SecretDigest.hash(cookie)))
+        try harness.sessions.end(sessionID: session.sessionID, at: harness.clock.now)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+    }
+
+    /// A commit that fails leaves the user signed out: no session, no count, the form's failure kept.
+    @Test func aFailedCommitLeavesNoHalfDoneLogin() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        // The transaction disappears between the password check and the commit (another tab completed it).
+        let gone = GoneTransactionStore(inner: harness.signIns)
+        let flow = SignInFlow(issuer: Fixture.issuer, authorizer: harness.flow.authorizer,
+                              stores: .init(clients: harness.clients, users: harness.users, sessions: harness.sessions,
+                                            transactions: harness.transactions, codes: harness.codes, signIns: gone),
+                              authenticators: [PasswordAuthenticator(credentials: CredentialCheck(
+                                  users: harness.users, throttle: LoginThrottle(store: harness.throttle, clock: harness.clock)))],
+                              clock: harness.clock, random: harness.random, sessionLifetime: 86_400)
+        var context = RequestContext(clientIP: "198.51.100.7")
+        let form = ["tx": screen.transactionID, "csrf_token": screen.csrfToken, "email": Fixture.alice.email,
+                    "password": SignInFlowHarness.password, "action": "login"]
+        #expect(throws: OAuthError.self) { try flow.submit(form, transactionCookie: screen.transactionID, context: &context) }
+        #expect(try harness.sessions.list(userID: Fixture.alice.userID).isEmpty)
+        #expect(try harness.users.find(userID: Fixture.alice.userID)?.loginsCount == 0)
+        #expect(context.events.isEmpty)
+    }
+}
+
+/// A sign-in store whose transaction vanished just before the commit: it refuses, as the real ones do.
+struct GoneTransactionStore: SignInStore {
+    let inner: MemorySignInStore
+    func completeLogin(_ completion: LoginCompletion) throws(StorageError) {
+        var vanished = completion
+        vanished.transactionIDHash = "vanished"
+        try inner.completeLogin(vanished)
+    }
+}
