@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
-        .testTarget(name: "AdminTests", dependencies: ["Admin", "TestSupport"]),
+        .testTarget(name: "AdminTests", dependencies: ["Admin", "OIDC", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "Storage", "TestSupport"]),
         .testTarget(name: "ProductionTests", dependencies: ["Server", "HTTP", "Settings", "Logging", "TestSupport"]),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Model
+import OIDC
 import Storage
 
 /// `idp-admin users list | show | create | update | block | unblock | set-password | delete | import`.
@@ -95,8 +96,14 @@ enum UserCommands {
         usage: "users show USER_ID|EMAIL [--json]",
         positionals: 1...1,
         run: { invocation in
-            let user = try existingUser(invocation.arguments.positionals[0], in: SQLiteUserStore(store: try invocation.store()))
-            return Output(json: details(user), text: describeDetails(user))
+            let store = try invocation.store()
+            let user = try existingUser(invocation.arguments.positionals[0], in: SQLiteUserStore(store: store))
+            let locks = try activeLocks(of: user, in: store)
+            var json = details(user)
+            json["sign_in_locks"] = locks.map(\.json)
+            var text = describeDetails(user)
+            text += locks.isEmpty ? "\nsign-in locks: none" : "\nsign-in locks:\n" + locks.map { "  " + $0.text }.joined(separator: "\n")
+            return Output(json: json, text: text)
         })
 
     static let update = Command(
@@ -178,8 +185,13 @@ enum UserCommands {
 
     static let unblock = Command(
         ["users", "unblock"],
-        summary: "Unblock a user so they can sign in again.",
+        summary: "Unblock a user so they can sign in again, and lift their sign-in locks.",
         usage: "users unblock USER_ID|EMAIL [--json]",
+        details: """
+            Clears the blocked flag and every brute-force lock and failure count of the account: those of each
+            (email, address) pair and the account-wide delay (see `users show`). A lock of a whole address is
+            not the account's and stays until it expires.
+            """,
         positionals: 1...1,
         run: { invocation in try setBlocked(false, invocation) })
 
@@ -255,7 +267,18 @@ enum UserCommands {
         var auditDetails: [String: String] = ["email": user.email]
         var json: [String: Any] = ["user_id": user.userID, "email": user.email, "blocked": blocked]
         var text = "\(blocked ? "blocked" : "unblocked") \(user.email) (\(user.userID))"
-        if wasBlocked == blocked { text += "; it already was" }
+        if !blocked {
+            let throttle = SQLiteLoginThrottleStore(store: try invocation.store())
+            let lifted = try storageFailures { () throws(StorageError) in
+                try throttle.clear(withPrefixes: LoginThrottle.accountKeyPrefixes(email: user.email))
+            }
+            json["lifted_locks"] = lifted
+            auditDetails["lifted_locks"] = String(lifted)
+            if wasBlocked == blocked, lifted == 0 { text += "; it already was" }
+            if lifted > 0 { text += "; lifted \(lifted) sign-in lock(s)" }
+        } else if wasBlocked == blocked {
+            text += "; it already was"
+        }
         if blocked {
             let revoked = try storageFailures { () throws(StorageError) in
                 try users.revokeAccess(userID: user.userID, at: now, reason: "user_blocked")
@@ -267,6 +290,37 @@ enum UserCommands {
         }
         try invocation.audit(blocked ? "users.blocked" : "users.unblocked", userID: user.userID, details: auditDetails)
         return Output(json: json, text: text)
+    }
+
+    /// A brute-force lock or failure count of the account, as `users show` prints it.
+    struct SignInLock {
+        let scope: String
+        let address: String?
+        let failures: Int
+        let lockedUntil: Date?
+        var json: [String: Any] {
+            var object: [String: Any] = ["scope": scope, "failures": failures]
+            object["address"] = address
+            object["locked_until"] = lockedUntil.map(timestamp)
+            return object
+        }
+        var text: String {
+            let place = address.map { "from \($0)" } ?? "from any address"
+            let lock = lockedUntil.map { "locked until \(timestamp($0))" } ?? "not locked"
+            return "\(scope) \(place): \(failures) failure(s), \(lock)"
+        }
+    }
+
+    static func activeLocks(of user: User, in store: Store) throws -> [SignInLock] {
+        let states = try storageFailures { () throws(StorageError) in
+            try SQLiteLoginThrottleStore(store: store).states(withPrefixes: LoginThrottle.accountKeyPrefixes(email: user.email))
+        }
+        let now = Date()
+        return states.map { state in
+            let address = state.key.split(separator: "|", maxSplits: 1).dropFirst().first.map(String.init)
+            return SignInLock(scope: address == nil ? "account" : "email+address", address: address, failures: state.failures,
+                              lockedUntil: state.lockedUntil.flatMap { $0 > now ? $0 : nil })
+        }
     }
 
     private static func revokedDetails(_ revoked: SQLiteUserStore.RevokedAccess) -> [String: String] {

@@ -211,7 +211,7 @@ enum UserImport {
             guard let hash = plain.stringValue, isBcrypt(hash) else {
                 throw RecordError("password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters)")
             }
-            return hash
+            return try withinSignInCost(hash)
         }
         if let custom {
             guard case .object(let spec) = custom else { throw RecordError("custom_password_hash must be an object") }
@@ -222,9 +222,23 @@ enum UserImport {
             guard case .object(let hashObject)? = spec["hash"], let hash = hashObject["value"]?.stringValue, isBcrypt(hash) else {
                 throw RecordError("custom_password_hash.hash.value is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters)")
             }
-            return hash
+            return try withinSignInCost(hash)
         }
         return nil
+    }
+
+    /// The most a sign-in spends on an imported hash: cost 18 already takes seconds here, and every
+    /// attempt on such an account would hold a worker that long (`PasswordHash` refuses more).
+    static let maximumSignInCost = 18
+
+    /// Refuses a bcrypt hash that no sign-in would verify, instead of importing a user who can never sign in.
+    static func withinSignInCost(_ hash: String) throws -> String {
+        let cost = Int(String(decoding: Array(hash.utf8)[4..<6], as: UTF8.self)) ?? 0
+        guard cost <= maximumSignInCost else {
+            throw RecordError("bcrypt cost \(cost) is above \(maximumSignInCost), the most a sign-in verifies; "
+                              + "import this user without a password hash and have them reset it")
+        }
+        return hash
     }
 
     /// `$2a$`/`$2b$`/`$2y$`, a two-digit cost from 04 to 31, and 53 characters of bcrypt's base64.

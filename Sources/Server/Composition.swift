@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTP
 import KeyManagement
 import Logging
 import Model
@@ -49,7 +50,11 @@ struct Composition: Sendable {
         liveSessionCount = { (try? sessionStore.liveCount(at: Date())) ?? 0 }
 
         let signIns = SQLiteSignInStore(store: store)
-        let credentials = CredentialCheck(users: users, throttle: LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock))
+        var credentials = CredentialCheck(users: users, throttle: LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock,
+                                                                                policy: Self.throttlePolicy(settings)))
+        // Every checked attempt takes as long as the unknown-email path (negative-tests G07).
+        credentials.measureFloor()
+        credentials.pause = { OSThread.sleep(for: $0) }
         let authorizer = Authorizer(issuer: issuer, clients: clients, clock: clock, hintKeys: keys, apis: apis)
         var flow = SignInFlow(issuer: issuer, authorizer: authorizer,
                               stores: .init(clients: clients, users: users, sessions: sessionStore,
@@ -70,5 +75,16 @@ struct Composition: Sendable {
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
                                          keys: keys, clock: clock)
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
+    }
+
+    static func throttlePolicy(_ settings: Settings) -> LoginThrottle.Policy {
+        var policy = LoginThrottle.Policy()
+        policy.maxFailures = settings.loginMaxFailures
+        policy.lockDuration = TimeInterval(settings.loginLockDuration.components.seconds)
+        policy.maxFailuresPerAddress = settings.loginMaxFailuresPerAddress
+        policy.ipv6PrefixLength = settings.loginIPv6Prefix
+        policy.accountFailures = settings.loginAccountFailures
+        policy.accountMaxDelay = TimeInterval(settings.loginAccountMaxDelay.components.seconds)
+        return policy
     }
 }

@@ -31,6 +31,13 @@ public struct Settings: Sendable, Equatable {
     public var adminListen: ListenTarget?
     /// Append logs here instead of stderr; reopened on SIGHUP.
     public var logFile: String?
+    /// Brute-force protection of the login form and password grants (negative-tests G02–G08).
+    public var loginMaxFailures: Int = 10
+    public var loginLockDuration: Duration = .seconds(15 * 60)
+    public var loginMaxFailuresPerAddress: Int = 100
+    public var loginIPv6Prefix: Int = 64
+    public var loginAccountFailures: Int = 30
+    public var loginAccountMaxDelay: Duration = .seconds(300)
 
     /// The file holding the key-encryption key when it is not given inline.
     public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }

@@ -45,6 +45,31 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
         _ = try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
     }
 
+    /// Every state whose key starts with one of `prefixes` (an account's pair and account keys), for
+    /// `idp-admin users show`. Each prefix is a range on the primary key, not a scan.
+    public func states(withPrefixes prefixes: [String]) throws(StorageError) -> [ThrottleState] {
+        try mapStorageErrors {
+            try database.read { connection in
+                try prefixes.flatMap { prefix in
+                    try connection.query("SELECT * FROM login_throttle WHERE key >= ?1 AND key < ?1 || char(127) ORDER BY key",
+                                         [.text(prefix)]).map(Self.state)
+                }
+            }
+        }
+    }
+
+    /// Deletes every state whose key starts with one of `prefixes`; returns how many (`idp-admin users unblock`).
+    @discardableResult
+    public func clear(withPrefixes prefixes: [String]) throws(StorageError) -> Int {
+        try mapStorageErrors {
+            try database.write { connection in
+                try prefixes.reduce(0) { count, prefix in
+                    count + (try connection.run("DELETE FROM login_throttle WHERE key >= ?1 AND key < ?1 || char(127)", [.text(prefix)]))
+                }
+            }
+        }
+    }
+
     private static func state(_ row: Row) throws -> ThrottleState {
         ThrottleState(key: try row.string("key"), failures: try row.int("failures"),
                       windowStartedAt: Date(timeIntervalSince1970: TimeInterval(try row.int64("window_started_at"))),

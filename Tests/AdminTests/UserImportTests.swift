@@ -129,6 +129,21 @@ import TestSupport
         #expect(a.hasPrefix("$2a$") && PasswordHash.verify("ndjson password", against: a))
     }
 
+    /// A bcrypt cost above what a sign-in verifies is refused at import, naming the cost and the way out.
+    @Test func aBcryptCostNoSignInVerifiesIsRefused() throws {
+        let expensive = "$2b$19$" + String(repeating: "C", count: 53)
+        let file = try write("""
+            [{"email": "slow@example.com", "password_hash": "\(expensive)"},
+             {"email": "slower@example.com", "custom_password_hash": {"algorithm": "bcrypt", "hash": {"value": "\(expensive.replacingOccurrences(of: "$19$", with: "$31$"))"}}}]
+            """)
+        let result = admin.run(["users", "import", file, "--json"])
+        #expect(result.status == 1)
+        let failed = try #require(try report(result)["failed"] as? [[String: Any]])
+        #expect((failed.first?["error"] as? String)?.contains("bcrypt cost 19 is above 18") == true)
+        #expect((failed.last?["error"] as? String)?.contains("bcrypt cost 31 is above 18") == true)
+        #expect(try admin.user("slow@example.com") == nil)
+    }
+
     @Test func aUserIDTakenByAnotherEmailIsAFailure() throws {
         let file = try write(#"[{"email": "x@example.com", "user_id": "auth0|same"}, {"email": "y@example.com", "user_id": "same"}]"#)
         let json = try report(admin.run(["users", "import", file, "--json"]))

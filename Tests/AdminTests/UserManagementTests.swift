@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Model
+import OIDC
 import Storage
 import Testing
 import TestSupport
@@ -98,6 +99,31 @@ import TestSupport
         #expect(events.allSatisfy { $0.actor == "ops" && $0.userID == userID })
     }
 
+    /// G02: `users show` lists an account's sign-in locks; `users unblock` lifts them (and says so)
+    /// without touching another account's.
+    @Test func unblockLiftsSignInLocks() throws {
+        let userID = try admin.createUser("eve@example.com")
+        _ = try admin.createUser("bob@example.com")
+        try admin.withStore { store in
+            let throttle = LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: SystemClock())
+            for _ in 0..<10 { try throttle.recordFailure(email: "eve@example.com", ip: "198.51.100.7") }
+            try throttle.recordFailure(email: "bob@example.com", ip: "198.51.100.7")
+        }
+        let shown = try admin.json(["users", "show", "eve@example.com"])
+        let locks = try #require(shown["sign_in_locks"] as? [[String: Any]])
+        let pair = try #require(locks.first { $0["scope"] as? String == "email+address" })
+        #expect(pair["address"] as? String == "198.51.100.7" && pair["failures"] as? Int == 10 && pair["locked_until"] != nil)
+        #expect(locks.contains { $0["scope"] as? String == "account" && $0["failures"] as? Int == 10 })
+        #expect(admin.run(["users", "show", "eve@example.com"]).standardOutput.contains("email+address from 198.51.100.7: 10 failure(s), locked until"))
+
+        let lifted = admin.run(["users", "unblock", userID])
+        #expect(lifted.status == 0)
+        #expect(lifted.standardOutput.contains("lifted 2 sign-in lock(s)") && !lifted.standardOutput.contains("it already was"))
+        #expect((try admin.json(["users", "show", userID])["sign_in_locks"] as? [[String: Any]])?.isEmpty == true)
+        #expect((try admin.json(["users", "show", "bob@example.com"])["sign_in_locks"] as? [[String: Any]])?.count == 2)
+        #expect(admin.run(["users", "unblock", userID]).standardOutput.contains("it already was"))
+    }
+
     /// D08, G09: a new password ends everything the user held; the password rules of `users create` apply.
     @Test func setPasswordReplacesTheHashAndRevokesGrants() throws {
         let app = try admin.createApp()
@@ -160,7 +186,7 @@ import TestSupport
         let userID = try admin.createUser("show@example.com")
         let json = try admin.json(["users", "show", userID])
         #expect(Set(json.keys) == ["user_id", "email", "email_verified", "name", "given_name", "family_name", "nickname", "picture",
-                                   "created_at", "updated_at", "blocked", "logins_count", "last_login_at", "has_password"])
+                                   "created_at", "updated_at", "blocked", "logins_count", "last_login_at", "has_password", "sign_in_locks"])
         let text = admin.run(["users", "show", userID]).standardOutput
         #expect(text.contains("blocked:") && !text.contains("$scrypt$"))
     }

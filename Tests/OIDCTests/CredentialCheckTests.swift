@@ -43,7 +43,6 @@ import TestSupport
     @Test(arguments: [
         ("a@example.com", "wrong password", "wrong_password"),
         ("nobody@example.com", "right password", "unknown_email"),
-        ("blocked@example.com", "right password", "blocked"),
         ("nopassword@example.com", "right password", "no_password"),
     ])
     func everyFailureIsTheSameOutcomeKind(email: String, password: String, reason: String) throws {
@@ -57,6 +56,14 @@ import TestSupport
         #expect(found == reason)
         // Every failure counts towards the pair's lock.
         #expect(try throttleStore.state(key: LoginThrottle.pairKey(email: email, ip: "198.51.100.7"))?.failures == 1)
+    }
+
+    /// A blocked user learns it only with the right password; a wrong one is the ordinary failure.
+    @Test func aBlockedUserIsToldOnlyWithTheRightPassword() throws {
+        let user = try addUser("blocked@example.com", hash: try PasswordHash.hash("right password"), blocked: true)
+        #expect(try login(user.email, "right password") == .blocked(user))
+        guard case .rejected("wrong_password", _) = try login(user.email, "wrong") else { Issue.record("expected a failure"); return }
+        #expect(try users.find(userID: user.userID)?.loginsCount == 0)
     }
 
     /// A hash with older (weaker) scrypt parameters is replaced at the next successful login.
@@ -90,11 +97,14 @@ import TestSupport
         #expect(try users.find(userID: user.userID)?.passwordHash == weak)
     }
 
-    /// A locked pair is answered like a wrong password, and the lock is not lifted by the right one (G03).
+    /// A locked pair refuses even the right password, and the lock is not lifted by it (G03); the
+    /// answer says so (Auth0's "account blocked") instead of pretending the password was wrong.
     @Test func aLockedPairRejectsTheRightPassword() throws {
         let user = try addUser("a@example.com", hash: try PasswordHash.hash("right password"))
         for _ in 0..<10 { _ = try check.check(email: user.email, password: "wrong", ip: "198.51.100.7") }
-        #expect(try check.check(email: user.email, password: "right password", ip: "198.51.100.7") == .pairLocked)
+        // Ten failures in one instant: the quick-lock rule (two failures under a second apart) locks for a minute.
+        #expect(try check.check(email: user.email, password: "right password", ip: "198.51.100.7")
+                == .pairLocked(retryAfter: 60, userID: user.userID))
         #expect(try users.find(userID: user.userID)?.loginsCount == 0)
     }
 }

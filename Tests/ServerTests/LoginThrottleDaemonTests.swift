@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// G03/G06 through the real daemon: a locked account refuses even the right password with the
-/// generic answer, and rotating X-Forwarded-For from an untrusted peer does not escape the lock.
+/// G03/G06 through the real daemon: a locked account refuses even the right password, saying so
+/// (Auth0's text), and rotating X-Forwarded-For from an untrusted peer does not escape the lock.
 @Suite struct LoginThrottleDaemonTests {
-    @Test func aLockedAccountGetsTheGenericAnswerEvenWithTheRightPassword() throws {
+    @Test func aLockedAccountRefusesEvenTheRightPasswordAndSaysSo() throws {
         let fixture = try SignInFixture()
         let app = try fixture.createApp()
         try fixture.createUser()
@@ -22,7 +22,7 @@ import TestSupport
         }
         let right = try fixture.submitLogin(browser, page: page)
         #expect(right.status == 401)
-        #expect(right.text.contains("Wrong email or password."))
+        #expect(right.text.contains("Your account has been blocked after multiple consecutive login attempts. Try again in"))
         #expect(browser.cookies["gatehouse_session"] == nil)
     }
 }

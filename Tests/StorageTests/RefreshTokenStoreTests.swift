@@ -325,14 +325,3 @@ struct RefreshTokenStoreTests {
         #expect(try stores.grants.find(grantID: "grant-phone")?.revokedAt == Sample.now + 1)
     }
 }
-
-/// A value shared between threads under a lock.
-private final class Collected<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock(); defer { lock.unlock() }
-        return body(&value)
-    }
-}

@@ -22,6 +22,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooManyRequests = "too_many_requests"
         /// Auth0's code for a throttled login, which Auth0.swift recognises.
         case tooManyAttempts = "too_many_attempts"
+        /// Auth0's code for a blocked user ("user is blocked"), Auth0.swift's `isRuleError`.
+        case unauthorized = "unauthorized"
     }
 
     public let code: Code
@@ -39,7 +41,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status for this error at the token, revocation and userinfo endpoints (RFC 6749 §5.2, RFC 6750 §3.1).
     public var httpStatus: Int {
         switch code {
-        case .invalidClient, .invalidToken: 401
+        case .invalidClient, .invalidToken, .unauthorized: 401
         case .accessDenied: 403
         case .tooManyRequests, .tooManyAttempts: 429
         case .serverError: 500

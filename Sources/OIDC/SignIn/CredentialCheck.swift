@@ -3,18 +3,26 @@ import FoundationEssentials
 import Model
 
 /// The one email-and-password check, with brute-force throttling, that the login form and the
-/// password grants share (negative-tests G02–G08). It decides and counts failures; a success is
-/// committed by the caller with the rest of the login (`SignInStore.completeLogin`), which also
-/// clears the throttle key named in `Verdict.verified`.
+/// password grants share (negative-tests G02–G08). It decides and counts; a success is committed by
+/// the caller with the rest of the login (`SignInStore.completeLogin`), which also clears the
+/// throttle key named in `Verdict.verified`.
 ///
-/// Unknown emails, wrong passwords, users without a password and blocked users all fail the same
-/// way and take the same time: an unknown email is checked against a dummy hash, so the answer
-/// never tells whether an account exists (negative-tests G07).
+/// Order: the attempt is reserved first (`LoginThrottle.reserve`: the lock checks and the count in
+/// one step, so a concurrent burst cannot outrun the limit); a locked attempt is answered at once
+/// and costs no hash. Otherwise the password is checked. Unknown emails, wrong passwords and users
+/// without a password fail the same way and take the same time: an unknown email is checked against
+/// a dummy hash, and every checked attempt takes at least `floor` (the dummy's own time), so a user
+/// with a cheaper imported bcrypt hash answers no faster than an unknown email (G07). A blocked
+/// user learns so only after the right password.
 public struct CredentialCheck: Sendable {
     public let users: any UserStore
     public let throttle: LoginThrottle
     /// A hash of a random password, with today's parameters, verified for unknown users.
     private let dummyHash: String
+    /// The shortest time a checked attempt may take; nil: no padding.
+    public var floor: Duration?
+    /// Waits out what is left of `floor` (the daemon sleeps the worker thread; tests record).
+    public var pause: @Sendable (Duration) -> Void = { _ in }
 
     public init(users: any UserStore, throttle: LoginThrottle) {
         self.users = users
@@ -24,37 +32,55 @@ public struct CredentialCheck: Sendable {
             ?? "$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
     }
 
+    /// Times the dummy verification (the unknown-email path) as the floor for every checked attempt.
+    public mutating func measureFloor() {
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { _ = PasswordHash.verify("measure", against: dummyHash) }
+        floor = elapsed
+    }
+
     public enum Verdict: Sendable, Equatable {
         /// The right password of an active user. `rehashedPassword` is today's hash of it when the
         /// stored one is weaker (old scrypt parameters, an imported bcrypt hash), to store at commit.
         case verified(User, rehashedPassword: String?, clearedThrottleKey: String)
-        /// Wrong email or password, no password, or a blocked user: one answer for all. Counted.
+        /// Wrong email or password, or no password: one answer for all. Counted.
         case rejected(reason: String, userID: String?)
-        /// The email+address pair is locked: answered exactly as `rejected`, after the same hashing time (G03).
-        case pairLocked
+        /// The right password of a blocked user (Auth0's "user is blocked"). Counted.
+        case blocked(User)
+        /// The email+address pair is locked after repeated failures (Auth0's "account blocked").
+        case pairLocked(retryAfter: Int, userID: String?)
         /// The address is locked: 429 with `Retry-After` seconds (G05).
         case addressLocked(retryAfter: Int)
+        /// The account is being guessed at from many addresses: retry after this many seconds.
+        case accountDelayed(retryAfter: Int, userID: String?)
     }
 
     public func check(email: String, password: String, ip: String) throws(StorageError) -> Verdict {
-        switch try throttle.check(email: email, ip: ip) {
+        switch try throttle.reserve(email: email, ip: ip) {
         case .addressLocked(let retryAfter):
             return .addressLocked(retryAfter: retryAfter)
-        case .pairLocked:
-            _ = PasswordHash.verify(password, against: dummyHash)
-            return .pairLocked
-        case .allowed:
+        case .pairLocked(let retryAfter):
+            return .pairLocked(retryAfter: retryAfter, userID: try users.find(email: email)?.userID)
+        case .accountDelayed(let retryAfter):
+            return .accountDelayed(retryAfter: retryAfter, userID: try users.find(email: email)?.userID)
+        case .granted:
             break
         }
+        let started = ContinuousClock.now
+        defer { padToFloor(since: started) }
         let verdict = try verify(email: email, password: password)
-        if case .rejected = verdict { try throttle.recordFailure(email: email, ip: ip) }
-        if case .verified(let user, let rehashed, _) = verdict {
+        switch verdict {
+        case .verified(let user, let rehashed, _):
             return .verified(user, rehashedPassword: rehashed, clearedThrottleKey: LoginThrottle.pairKey(email: email, ip: ip))
+        case .rejected, .blocked:
+            try throttle.recordRejection(email: email, ip: ip)
+            return verdict
+        case .pairLocked, .addressLocked, .accountDelayed:
+            return verdict
         }
-        return verdict
     }
 
-    /// The password check alone, without throttling.
+    /// The password check alone, without throttling or padding.
     func verify(email: String, password: String) throws(StorageError) -> Verdict {
         let user = try users.find(email: email)
         guard let user, let hash = user.passwordHash else {
@@ -62,9 +88,15 @@ public struct CredentialCheck: Sendable {
             return .rejected(reason: user == nil ? "unknown_email" : "no_password", userID: user?.userID)
         }
         guard PasswordHash.verify(password, against: hash) else { return .rejected(reason: "wrong_password", userID: user.userID) }
-        guard !user.blocked else { return .rejected(reason: "blocked", userID: user.userID) }
+        guard !user.blocked else { return .blocked(user) }
         let rehashed = PasswordHash.needsRehash(hash) ? try? PasswordHash.hash(password) : nil
         return .verified(user, rehashedPassword: rehashed, clearedThrottleKey: "")
+    }
+
+    private func padToFloor(since started: ContinuousClock.Instant) {
+        guard let floor else { return }
+        let remaining = floor - (ContinuousClock.now - started)
+        if remaining > .zero { pause(remaining) }
     }
 }
 
@@ -78,12 +110,38 @@ extension CredentialCheck.Verdict {
         case .rejected(let reason, let userID):
             details["reason"] = reason
             return SignInEvent(.loginFailed, userID: userID, clientID: clientID, details: details)
-        case .pairLocked:
+        case .blocked(let user):
+            details["reason"] = "blocked"
+            return SignInEvent(.loginFailed, userID: user.userID, clientID: clientID, details: details)
+        case .pairLocked(_, let userID):
             details["scope"] = "account"
-            return SignInEvent(.loginThrottled, clientID: clientID, details: details)
+            return SignInEvent(.loginThrottled, userID: userID, clientID: clientID, details: details)
+        case .accountDelayed(_, let userID):
+            details["scope"] = "account_all_addresses"
+            return SignInEvent(.loginThrottled, userID: userID, clientID: clientID, details: details)
         case .addressLocked:
             details["scope"] = "ip"
             return SignInEvent(.loginThrottled, clientID: clientID, details: details)
         }
+    }
+}
+
+/// The texts people and SDKs see for each refusal (Auth0's where it has one).
+public enum CredentialMessages {
+    /// Auth0's text for a failed login, which Auth0.swift matches.
+    public static let wrongCredentials = "Wrong email or password."
+    /// Auth0's brute-force text (Auth0.swift `isTooManyAttempts` keys on the code), with when to retry.
+    public static func accountBlocked(retryAfter: Int) -> String {
+        "Your account has been blocked after multiple consecutive login attempts. Try again in \(duration(retryAfter))."
+    }
+    /// Auth0's text for a blocked user (Auth0.swift `isRuleError` keys on the code `unauthorized`).
+    public static let userBlocked = "user is blocked"
+    public static let addressThrottled = "Too many failed attempts. Try again later."
+
+    /// "1 minute", "15 minutes", "30 seconds".
+    static func duration(_ seconds: Int) -> String {
+        if seconds < 60 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+        let minutes = (seconds + 59) / 60
+        return minutes == 1 ? "1 minute" : "\(minutes) minutes"
     }
 }

@@ -7,7 +7,9 @@ public struct PasswordAuthenticator: Authenticator {
     public var actions: Set<String> { ["login"] }
 
     /// Exactly Auth0's text for a failed login.
-    public static let wrongCredentials = "Wrong email or password."
+    public static let wrongCredentials = CredentialMessages.wrongCredentials
+    /// What a blocked user sees once the password was right.
+    public static let userBlocked = "Your account has been blocked. Contact the application's support."
 
     public init(credentials: CredentialCheck) {
         self.credentials = credentials
@@ -19,14 +21,18 @@ public struct PasswordAuthenticator: Authenticator {
         let verdict = try storage { () throws(StorageError) in
             try credentials.check(email: email, password: password, ip: context.clientIP)
         }
-        switch verdict {
-        case .verified(let user, let rehashed, let throttleKey):
+        if case .verified(let user, let rehashed, let throttleKey) = verdict {
             return .authenticated(user, rehashedPassword: rehashed, clearedThrottleKeys: [throttleKey])
-        case .rejected, .pairLocked:
-            context.events.append(verdict.event(clientID: submission.client.clientID, channel: nil))
+        }
+        context.events.append(verdict.event(clientID: submission.client.clientID, channel: nil))
+        switch verdict {
+        case .verified, .rejected:
             return .retry(message: Self.wrongCredentials, email: email)
+        case .blocked:
+            return .retry(message: Self.userBlocked, email: email)
+        case .pairLocked(let retryAfter, _), .accountDelayed(let retryAfter, _):
+            return .retry(message: CredentialMessages.accountBlocked(retryAfter: retryAfter), email: email)
         case .addressLocked(let retryAfter):
-            context.events.append(verdict.event(clientID: submission.client.clientID, channel: nil))
             return .throttled(retryAfter: retryAfter)
         }
     }

@@ -20,7 +20,7 @@ public struct PasswordGrantPolicy: Sendable {
         self.connection = connection
     }
 
-    public static let wrongCredentials = "Wrong email or password."
+    public static let wrongCredentials = CredentialMessages.wrongCredentials
 }
 
 extension TokenEndpoint {
@@ -53,10 +53,14 @@ extension TokenEndpoint {
         case .verified(let found, let rehashed, let throttleKey):
             user = found
             completion = LoginCompletion(userID: found.userID, time: now, rehashedPassword: rehashed, clearedThrottleKeys: [throttleKey])
-        case .rejected, .pairLocked:
-            throw OAuthError(.invalidGrant, PasswordGrantPolicy.wrongCredentials)
+        case .rejected:
+            throw OAuthError(.invalidGrant, CredentialMessages.wrongCredentials)
+        case .blocked:
+            throw OAuthError(.unauthorized, CredentialMessages.userBlocked)
+        case .pairLocked(let retryAfter, _), .accountDelayed(let retryAfter, _):
+            throw OAuthError(.tooManyAttempts, CredentialMessages.accountBlocked(retryAfter: retryAfter))
         case .addressLocked:
-            throw OAuthError(.tooManyAttempts, "Too many failed attempts. Try again later.")
+            throw OAuthError(.tooManyAttempts, CredentialMessages.addressThrottled)
         }
         let rule = ScopeRule.user(scope: ScopeList.tokens(request["scope"] ?? "openid"), audience: request["audience"])
         // The success is reported once it is committed, after the scope-and-audience phase.

@@ -44,7 +44,7 @@ struct LoginEndpoint: Sendable {
                 return response
             }
         } catch {
-            services.logger.error("login_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
+            services.logger.error("login_error", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
             return UserFacingError.failure(error, activity: .signIn, requestID: request.requestID).response(issuer: services.issuer)
         }
     }

@@ -24,11 +24,22 @@ struct Services: Sendable {
                                         actor: userID == nil ? "system" : "user", details: details))
     }
 
-    /// Records what the protocol core reported: an audit event each, and the login metric.
+    /// Records what the protocol core reported: an audit event each, the login metric, and a log
+    /// line for failed and throttled logins (operators ship logs, not the audit table).
     func record(_ context: RequestContext) {
         for event in context.events {
             record(event.kind.rawValue, userID: event.userID, clientID: event.clientID, ip: context.clientIP, details: event.details)
             if let result = event.kind.loginResult { metrics.recordLogin(result: result) }
+            switch event.kind {
+            case .loginFailed, .loginThrottled:
+                var fields: [String: LogValue] = ["ip": .string(context.clientIP), "user_id": .string(event.userID ?? ""),
+                                                  "client_id": .string(event.clientID ?? "")]
+                for (key, value) in event.details { fields[key] = .string(value) }
+                logger.log(event.kind == .loginThrottled ? .warning : .info, event.kind == .loginThrottled ? "login_throttled" : "login_rejected",
+                           fields)
+            default:
+                break
+            }
         }
     }
 }
