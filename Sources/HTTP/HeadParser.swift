@@ -109,6 +109,7 @@ enum HeadParser {
 
     /// One `name: value` line (RFC 9112 section 5): no obs-fold, a token name with no space before the colon, and a
     /// value without control bytes. Returns the name and the value without surrounding whitespace.
+    /// Trailer fields are checked with it too (RFC 9112 section 7.1.2).
     static func field(_ line: UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> (name: Range<Int>, value: Range<Int>) {
         if line[0] == ASCII.space || line[0] == ASCII.tab { throw HTTPParseError(400, "obsolete line folding") }
         guard let colon = line.firstIndex(of: ASCII.colon), colon > 0 else { throw HTTPParseError(400, "malformed header field") }
@@ -126,6 +127,8 @@ enum HeadParser {
     /// RFC 9112 section 6: anything ambiguous is refused, since it is how requests get smuggled.
     private static func framing(_ fields: Fields, version: HTTPVersion) throws(HTTPParseError) -> RequestHead.Framing {
         if !fields.transferEncodings.isEmpty {
+            // Section 6.1: in HTTP/1.0, Transfer-Encoding means faulty framing, even beside a Content-Length.
+            if version == .http1_0 { throw HTTPParseError(400, "Transfer-Encoding in HTTP/1.0") }
             if !fields.contentLengths.isEmpty { throw HTTPParseError(400, "both Content-Length and Transfer-Encoding") }
             let codings = fields.transferEncodings.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingSpaces.lowercased() }

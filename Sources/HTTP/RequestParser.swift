@@ -162,7 +162,18 @@ public struct RequestParser: Sendable {
                 case .needMore: return .needMore
                 case .failed(let error): return fail(error)
                 case .complete(let length):
-                    consume(length)  // Trailer fields are accepted and ignored.
+                    // Trailer fields must be well-formed fields (RFC 9112 section 7.1.2); then they are ignored.
+                    let invalid = buffer.withUnsafeBufferPointer { raw -> HTTPParseError? in
+                        let section = UnsafeBufferPointer(rebasing: raw[readIndex...])
+                        for line in lines {
+                            do throws(HTTPParseError) {
+                                _ = try HeadParser.field(UnsafeBufferPointer(rebasing: section[line]))
+                            } catch { return error }
+                        }
+                        return nil
+                    }
+                    consume(length)
+                    if let invalid { return fail(invalid) }
                     return finishBody()
                 }
             }
@@ -259,7 +270,7 @@ public struct RequestParser: Sendable {
             }
             if index > limit {
                 if isHead { return .failed(HTTPParseError(431, "header section too large")) }
-                return .failed(HTTPParseError(multiLine ? 431 : 400, multiLine ? "trailers too large" : "chunk line too long"))
+                return .failed(HTTPParseError(400, multiLine ? "trailer section too large" : "chunk line too long"))
             }
         }
         cursor.scanned = index
