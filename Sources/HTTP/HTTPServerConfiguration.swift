@@ -5,12 +5,26 @@ import Glibc
 /// Listeners, limits and timeouts for `HTTPServer`.
 public struct HTTPServerConfiguration: Sendable {
     public var listen: [ListenAddress]
+    /// Sizes the parser enforces; the four properties below are shorthands for them.
+    public var parserLimits = ParserLimits()
     /// Request line plus header fields; above this the answer is 431.
-    public var maxHeaderBytes: Int = 16_384
+    public var maxHeaderBytes: Int {
+        get { parserLimits.maxHeaderBytes }
+        set { parserLimits.maxHeaderBytes = newValue }
+    }
     /// Request line alone; above this the answer is 414.
-    public var maxRequestLineBytes: Int = 8_192
-    public var maxHeaderCount: Int = 100
-    public var maxBodyBytes: Int = 1_048_576
+    public var maxRequestLineBytes: Int {
+        get { parserLimits.maxRequestLineBytes }
+        set { parserLimits.maxRequestLineBytes = newValue }
+    }
+    public var maxHeaderCount: Int {
+        get { parserLimits.maxHeaderCount }
+        set { parserLimits.maxHeaderCount = newValue }
+    }
+    public var maxBodyBytes: Int {
+        get { parserLimits.maxBodyBytes }
+        set { parserLimits.maxBodyBytes = newValue }
+    }
     /// From the first byte of a request (or the accept) until its header is complete.
     public var headerTimeout: Duration = .seconds(10)
     /// Between keep-alive requests.

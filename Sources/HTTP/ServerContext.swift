@@ -22,7 +22,7 @@ final class ServerContext: Sendable {
         self.responder = responder
         self.logger = logger
         self.pool = WorkerPool(threads: configuration.workerThreads)
-        self.limits = ParserLimits(configuration)
+        self.limits = configuration.parserLimits
         headerTimeout = Self.nanoseconds(configuration.headerTimeout)
         idleTimeout = Self.nanoseconds(configuration.idleTimeout)
         bodyTimeout = Self.nanoseconds(configuration.bodyTimeout)
