@@ -196,6 +196,11 @@ public struct RequestParser: Sendable {
         return .failed(error)
     }
 
+    /// Ends parsing from outside (a timeout): the parser fails with `error`.
+    mutating func stop(_ error: HTTPParseError) {
+        _ = fail(error)
+    }
+
     private mutating func consume(_ length: Int) {
         readIndex += length
         scanned = 0

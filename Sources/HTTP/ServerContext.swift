@@ -8,13 +8,9 @@ final class ServerContext: Sendable {
     let logger: Logger
     let pool: WorkerPool
     let limits: ParserLimits
-    let connectionCount = Atomic<Int>(0)
+    let admission: ConnectionAdmission
     let stopping = Atomic<Bool>(false)
-
-    let headerTimeout: UInt64
-    let idleTimeout: UInt64
-    let bodyTimeout: UInt64
-    let writeTimeout: UInt64
+    let timeouts: ConnectionStateMachine.Timeouts
     let drainTimeout: UInt64
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
@@ -23,10 +19,11 @@ final class ServerContext: Sendable {
         self.logger = logger
         self.pool = WorkerPool(threads: configuration.workerThreads)
         self.limits = configuration.parserLimits
-        headerTimeout = Self.nanoseconds(configuration.headerTimeout)
-        idleTimeout = Self.nanoseconds(configuration.idleTimeout)
-        bodyTimeout = Self.nanoseconds(configuration.bodyTimeout)
-        writeTimeout = Self.nanoseconds(configuration.writeTimeout)
+        admission = ConnectionAdmission(maxConnections: configuration.maxConnections)
+        timeouts = ConnectionStateMachine.Timeouts(head: Self.nanoseconds(configuration.headerTimeout),
+                                                   idle: Self.nanoseconds(configuration.idleTimeout),
+                                                   body: Self.nanoseconds(configuration.bodyTimeout),
+                                                   write: Self.nanoseconds(configuration.writeTimeout))
         drainTimeout = Self.nanoseconds(configuration.drainTimeout)
     }
 
