@@ -1,7 +1,7 @@
 /// The life of one connection: a state machine with no I/O and no clock of its own.
 ///
 /// The event loop (and, for the request it runs, a worker) reports what happened and carries out the `Action`
-/// returned; timeouts and epoll interest are pure functions of the state. It owns the
+/// returned; timeouts, epoll interest and the body bytes held are pure functions of the state. It owns the
 /// request parser, since parsing progress decides half of the state (which timeout runs, whether a 100 Continue
 /// is due), and it counts the queued output it does not own.
 struct ConnectionStateMachine: Sendable {
@@ -110,6 +110,10 @@ struct ConnectionStateMachine: Sendable {
     private(set) var lastWriteProgress: UInt64
     /// Output queued and not yet written (the bytes themselves are the connection's).
     private(set) var unsent = 0
+    /// The body of the request a worker runs: it still counts against the body budget until the answer is queued.
+    private var inFlightBodyBytes = 0
+    /// What the body budget was last told about this connection (see `settleBodyBytes`).
+    private var accountedBodyBytes = 0
 
     init(limits: ParserLimits, timeouts: Timeouts, now: UInt64) {
         self.timeouts = timeouts
@@ -172,14 +176,16 @@ struct ConnectionStateMachine: Sendable {
         phaseStart = now
     }
 
-    /// The parsed request went to a worker.
-    mutating func dispatched() {
+    /// The parsed request went to a worker with `bodyBytes` of body.
+    mutating func dispatched(bodyBytes: Int) {
         state = .inFlight(.running)
+        inFlightBodyBytes = bodyBytes
     }
 
     /// The answer to a request is queued; `close` when it is the last on this connection.
     mutating func responseQueued(close: Bool, unsent: Int, now: UInt64) {
         servedRequests += 1
+        inFlightBodyBytes = 0
         self.unsent = unsent
         state = close ? .closing : .idle
         phaseStart = now  // The idle timer starts now, not when the request arrived.
@@ -190,7 +196,7 @@ struct ConnectionStateMachine: Sendable {
         self.unsent = unsent
     }
 
-    /// Ends the exchange early (a timeout) before its error answer is queued.
+    /// Ends the exchange early (timeout, body budget) before its error answer is queued; frees the parser's buffers.
     mutating func refuse(_ error: HTTPParseError) {
         switch state {
         case .idle, .head, .body, .closing:
@@ -341,5 +347,30 @@ struct ConnectionStateMachine: Sendable {
     /// Saturating: a worker may stamp the connection with a clock reading taken after the loop's `now`.
     private static func elapsed(since instant: UInt64, now: UInt64) -> UInt64 {
         now > instant ? now - instant : 0
+    }
+
+    // MARK: Body budget
+
+    /// Request body bytes this connection pins: a body still arriving (with the input buffered for it),
+    /// or the body of the request a worker runs.
+    var heldBodyBytes: Int {
+        switch state {
+        case .body: parser.retainedBytes
+        case .inFlight: inFlightBodyBytes
+        default: 0
+        }
+    }
+
+    /// Bytes of a body still arriving, which the loop may refuse to shed load; 0 otherwise.
+    var sheddableBodyBytes: Int {
+        if case .body = state { return parser.retainedBytes }
+        return 0
+    }
+
+    /// The change in `heldBodyBytes` since the last call, for the loop's running total.
+    mutating func settleBodyBytes() -> Int {
+        let held = heldBodyBytes
+        defer { accountedBodyBytes = held }
+        return held - accountedBodyBytes
     }
 }

@@ -50,7 +50,7 @@ extension EventLoop {
         case .inline:
             complete(connection, request: request, response: route.handler(request), start: start, keepAlive: head.keepAlive)
         case .worker:
-            connection.machine.dispatched()
+            connection.machine.dispatched(bodyBytes: body.capacity)
             let handler = route.handler
             let context = self.context
             context.pool.submit { [self] in
@@ -74,11 +74,13 @@ extension EventLoop {
                 context.admission.release(connection.peer)
                 return false
             default:
+                account(connection)
                 return true  // The socket failed meanwhile; the loop closes it.
             }
             let now = Sys.monotonicNanoseconds()
             complete(connection, request: request, response: response, start: start, prepared: true,
                      now: now, date: HTTPDateCache.now())
+            account(connection)
             guard connection.writePending(now: now) else {
                 connection.machine.workerWriteFailed()
                 return true
@@ -139,8 +141,9 @@ extension EventLoop {
                                            Double(end &- start) / 1_000_000_000)
     }
 
-    /// Answers a parse error or timeout and closes: after a framing error nothing else on the connection can be trusted.
-    func reject(_ connection: Connection, _ error: HTTPParseError) {
+    /// Answers a parse error, timeout or refusal and closes: after a framing error nothing else on the connection
+    /// can be trusted.
+    func reject(_ connection: Connection, _ error: HTTPParseError, retryAfter: Int? = nil) {
         connection.machine.refuse(error)
         let requestID = requestIDs.next()
         context.logger.warning("http_request_rejected", [
@@ -149,7 +152,8 @@ extension EventLoop {
             "reason": .string(error.reason),
             "peer": .string(connection.peer.description),
         ])
-        let response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
+        var response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
+        if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
         let bytes = ResponseEncoder.serialize(response, into: &connection.output, isHead: false, requestID: requestID,
                                               close: true, keepAliveHeader: false, date: dateCache.current())
         connection.machine.outputQueued(unsent: connection.pendingOutput)

@@ -30,6 +30,8 @@ final class EventLoop: @unchecked Sendable {
     static let writable = UInt32(EPOLLOUT.rawValue)
     static let hangup = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
     static let timerInterval: UInt64 = 100_000_000
+    /// Seconds a client refused for the body budget is asked to wait.
+    static let bodyBudgetRetryAfter = 5
 
     let context: ServerContext
     let index: Int
@@ -47,6 +49,10 @@ final class EventLoop: @unchecked Sendable {
     var nextTimerScan: UInt64 = 0
     var draining = false
     var drainDeadline: UInt64 = 0
+    /// Request body bytes this loop's connections hold (see `ConnectionStateMachine.heldBodyBytes`); workers
+    /// lower it as they answer, so it is atomic. Above `bodyBudget`, bodies still arriving are shed.
+    let bodyBytes = Atomic<Int>(0)
+    let bodyBudget: Int
     /// Called once this loop has stopped watching the listeners during shutdown.
     let onListenersReleased: @Sendable () -> Void
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -56,6 +62,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.listeners = listeners
         self.onListenersReleased = onListenersReleased
+        bodyBudget = context.bodyBudgetPerLoop
         epoll = try Sys.epollCreate()
         do {
             wakeFD = try Sys.eventFD()
@@ -119,6 +126,7 @@ final class EventLoop: @unchecked Sendable {
                     handleInbox()
                 } else if let connection = connections[fd] {
                     connection.lock.withLock { handle(connection, events: event.events) }
+                    shedBodiesIfOverBudget()
                 } else if let listener = listeners.first(where: { $0.fd == fd }) {
                     acceptConnections(listener)
                 }
@@ -150,6 +158,7 @@ final class EventLoop: @unchecked Sendable {
                 flushAndUpdate(connection)
             }
         }
+        shedBodiesIfOverBudget()
     }
 
     // MARK: Accepting
@@ -248,10 +257,11 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Writes what it can and brings the epoll registration up to date; ends every event.
+    /// Writes what it can, brings the epoll registration and the body budget up to date; ends every event.
     func flushAndUpdate(_ connection: Connection) {
         if connection.machine.isActive { flush(connection) }
         if connection.machine.isActive { updateInterest(connection) }
+        account(connection)
     }
 
     private func flush(_ connection: Connection) {
@@ -304,6 +314,36 @@ final class EventLoop: @unchecked Sendable {
         connections[connection.fd] = nil
         Sys.close(connection.fd)  // Also removes it from the epoll set.
         context.admission.release(connection.peer)
+        account(connection)
+    }
+
+    // MARK: Body budget
+
+    /// Brings this loop's body total up to date with what the connection holds now.
+    func account(_ connection: Connection) {
+        let change = connection.machine.settleBodyBytes()
+        if change != 0 { bodyBytes.wrappingAdd(change, ordering: .relaxed) }
+    }
+
+    /// Over budget: refuses the largest bodies still arriving on this loop (503, close) until back under it.
+    /// Bodies with workers cannot be shed; if only those remain, the next body to arrive is the one refused.
+    private func shedBodiesIfOverBudget() {
+        while bodyBytes.load(ordering: .relaxed) > bodyBudget {
+            var largest: Connection?
+            var largestBytes = 0
+            for connection in connections.values {
+                let bytes = connection.lock.withLock { connection.machine.sheddableBodyBytes }
+                if bytes > largestBytes {
+                    largest = connection
+                    largestBytes = bytes
+                }
+            }
+            guard let largest else { return }
+            largest.lock.withLock {
+                reject(largest, HTTPParseError(503, "body budget exhausted"), retryAfter: Self.bodyBudgetRetryAfter)
+                flushAndUpdate(largest)
+            }
+        }
     }
 
     // MARK: Shutdown

@@ -34,6 +34,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// Longest wait without write progress while a response is pending.
     public var writeTimeout: Duration = .seconds(30)
     public var maxConnections: Int = 4096
+    /// Connections from one peer IP address at most; further ones are closed at accept. 0 (the default here;
+    /// the daemon sets 64) turns it off. Behind a proxy every connection comes from the proxy's address.
+    public var maxConnectionsPerClient: Int = 0
+    /// Request body bytes all connections may hold at once: bodies still arriving plus bodies of requests
+    /// with workers. Each loop gets an even share (at least two maximal bodies); past it, the largest bodies
+    /// still arriving on that loop are refused with 503 and `Retry-After`, and their connections closed.
+    public var maxBufferedBodyBytes: Int = 64 << 20
     public var workerThreads: Int = 8
     public var drainTimeout: Duration = .seconds(10)
     public var gzipMinimumBytes: Int = 1024

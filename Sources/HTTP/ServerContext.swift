@@ -19,12 +19,19 @@ final class ServerContext: Sendable {
         self.logger = logger
         self.pool = WorkerPool(threads: configuration.workerThreads)
         self.limits = configuration.parserLimits
-        admission = ConnectionAdmission(maxConnections: configuration.maxConnections)
+        admission = ConnectionAdmission(maxConnections: configuration.maxConnections,
+                                        maxPerClient: configuration.maxConnectionsPerClient)
         timeouts = ConnectionStateMachine.Timeouts(head: Self.nanoseconds(configuration.headerTimeout),
                                                    idle: Self.nanoseconds(configuration.idleTimeout),
                                                    body: Self.nanoseconds(configuration.bodyTimeout),
                                                    write: Self.nanoseconds(configuration.writeTimeout))
         drainTimeout = Self.nanoseconds(configuration.drainTimeout)
+    }
+
+    /// One loop's share of the body budget: an even split, but never less than two maximal bodies
+    /// (a body's buffers can exceed its length while it grows).
+    var bodyBudgetPerLoop: Int {
+        max(configuration.maxBufferedBodyBytes / max(1, configuration.loopThreads), 2 * limits.maxBodyBytes)
     }
 
     static func nanoseconds(_ duration: Duration) -> UInt64 {

@@ -15,17 +15,8 @@ import Testing
             try Self.runChildScenario()
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "emfileOnAcceptBacksOffWithoutSpinning"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "child output:\n\(text.suffix(3000))")
+        let (status, text) = try runTestInChild(named: "emfileOnAcceptBacksOffWithoutSpinning", variable: Self.childVariable)
+        #expect(status == 0, "child output:\n\(text.suffix(3000))")
         #expect(text.contains("passed"))
     }
 

@@ -11,7 +11,7 @@ enum MachineStep: Sendable {
     case at(Double)
     case receive(String)
     case next(NextKind)
-    case dispatch
+    case dispatch(bodyBytes: Int)
     case respond(close: Bool, unsent: Int)
     case queue(unsent: Int)
     case wrote(Int, unsent: Int)
@@ -84,10 +84,10 @@ let machineScripts: [MachineScript] = [
         .at(20), .wrote(100, unsent: 400), .at(49.9), .expiry(nil), .at(50), .expiry(.write),
     ]),
     .init(name: "in flight: handlers are never timed here", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .at(100_000), .expiry(nil),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .at(100_000), .expiry(nil),
     ]),
     .init(name: "a worker's later clock reading is no negative age", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .at(100), .workerFinished(.respond),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .at(100), .workerFinished(.respond),
         .respond(close: false, unsent: 0), .at(50), .expiry(nil), .at(159.9), .expiry(nil), .at(160), .expiry(.idle),
     ]),
     .init(name: "lingering ends at its deadline", steps: [
@@ -135,32 +135,32 @@ let machineScripts: [MachineScript] = [
 
     // Workers.
     .init(name: "worker answers: the loop need not look at the connection", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .state(.inFlight(.running)), .next(.wait),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .state(.inFlight(.running)), .next(.wait),
         .workerFinished(.respond), .respond(close: false, unsent: 0), .needsLoop(registered: .read, false),
     ]),
     .init(name: "worker answers with pipelined input waiting: the loop must look", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .receive("GET /b"), .next(.wait),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .receive("GET /b"), .next(.wait),
         .workerFinished(.respond), .respond(close: false, unsent: 0), .needsLoop(registered: .read, true),
     ]),
     .init(name: "worker's answer closes or is left unsent: the loop must look", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .workerFinished(.respond),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .workerFinished(.respond),
         .respond(close: true, unsent: 0), .needsLoop(registered: .read, true),
     ]),
     .init(name: "reading goes on while a worker runs, up to one header's worth", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .interest(.read),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .interest(.read),
         .receive(String(repeating: "x", count: ParserLimits().maxHeaderBytes)), .interest([]),
     ]),
     .init(name: "socket fails while a worker runs: stop watching, close once handed back", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .abort(.stopWatching),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .abort(.stopWatching),
         .state(.inFlight(.socketFailed)), .interest([]), .abort(.stopWatching), .workerFinished(.handBack),
         .state(.failed), .abort(.close), .state(.closed),
     ]),
     .init(name: "worker's own write fails: handed back failed", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .workerFinished(.respond),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .workerFinished(.respond),
         .respond(close: false, unsent: 10), .workerWriteFailed, .state(.failed), .interest([]), .abort(.close),
     ]),
     .init(name: "loop stops while a worker runs: the worker closes the descriptor", steps: [
-        .receive(simpleGet), .next(.request(path: "/a")), .dispatch, .loopStopped(.abandon),
+        .receive(simpleGet), .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .loopStopped(.abandon),
         .abort(.none), .workerFinished(.close), .state(.closed),
     ]),
     .init(name: "loop stops with nothing running: close", steps: [
@@ -170,7 +170,7 @@ let machineScripts: [MachineScript] = [
     // Draining.
     .init(name: "drain closes idle connections only", steps: [
         .idleForDrain(true), .receive("GET /a"), .next(.wait), .idleForDrain(false), .receive(" HTTP/1.1\r\nHost: t\r\n\r\n"),
-        .next(.request(path: "/a")), .dispatch, .idleForDrain(false), .workerFinished(.respond),
+        .next(.request(path: "/a")), .dispatch(bodyBytes: 0), .idleForDrain(false), .workerFinished(.respond),
         .respond(close: false, unsent: 5), .idleForDrain(false), .wrote(5, unsent: 0), .idleForDrain(true),
     ]),
 ]
@@ -185,7 +185,7 @@ func connectionStateMachine(_ script: MachineScript) {
         case .at(let seconds): now = UInt64(seconds * 1_000_000_000)
         case .receive(let text): Array(text.utf8).withUnsafeBytes { machine.received($0) }
         case .next(let expected): #expect(NextKind(machine.nextRequest(now: now)) == expected, at)
-        case .dispatch: machine.dispatched()
+        case .dispatch(let bytes): machine.dispatched(bodyBytes: bytes)
         case .respond(let close, let unsent): machine.responseQueued(close: close, unsent: unsent, now: now)
         case .queue(let unsent): machine.outputQueued(unsent: unsent)
         case .wrote(let sent, let unsent): machine.wrote(sent, unsent: unsent, now: now)
@@ -203,4 +203,48 @@ func connectionStateMachine(_ script: MachineScript) {
         case .needsLoop(let registered, let needed): #expect(machine.needsLoop(registered: registered) == needed, at)
         }
     }
+}
+
+/// The body budget's view: what a connection holds while a body arrives and while a worker has it,
+/// and that every byte counted in is counted out again.
+@Test func bodyBytesAreCountedInAndOut() {
+    var machine = Machine(limits: ParserLimits(), timeouts: scriptTimeouts, now: 0)
+    var total = 0
+    func receive(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { machine.received($0) }
+    }
+    receive(Array("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 200000\r\n\r\n".utf8))
+    #expect(NextKind(machine.nextRequest(now: 0)) == .wait)
+    total += machine.settleBodyBytes()
+    receive([UInt8](repeating: 1, count: 150_000))
+    #expect(NextKind(machine.nextRequest(now: 0)) == .wait)
+    total += machine.settleBodyBytes()
+    #expect(total >= 150_000)
+    #expect(machine.sheddableBodyBytes == total)
+    receive([UInt8](repeating: 1, count: 50_000))
+    guard case .request(_, let body) = machine.nextRequest(now: 0) else {
+        Issue.record("expected the request")
+        return
+    }
+    machine.dispatched(bodyBytes: body.capacity)
+    total += machine.settleBodyBytes()
+    #expect(total == body.capacity)
+    #expect(machine.sheddableBodyBytes == 0)  // A worker has it: it cannot be shed.
+    #expect(machine.workerFinished() == .respond)
+    machine.responseQueued(close: false, unsent: 0, now: 0)
+    total += machine.settleBodyBytes()
+    #expect(total == 0)
+}
+
+@Test func refusingABodyFreesItsBuffers() {
+    var machine = Machine(limits: ParserLimits(), timeouts: scriptTimeouts, now: 0)
+    Array(("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 900000\r\n\r\n" + String(repeating: "x", count: 300_000)).utf8)
+        .withUnsafeBytes { machine.received($0) }
+    _ = machine.nextRequest(now: 0)
+    #expect(machine.settleBodyBytes() >= 300_000)
+    machine.refuse(HTTPParseError(503, "test"))
+    #expect(machine.parser.retainedBytes == 0)
+    #expect(machine.settleBodyBytes() < -300_000)
+    #expect(machine.heldBodyBytes == 0)
+    #expect(machine.state == .closing)
 }
