@@ -50,6 +50,13 @@ extension EventLoop {
         case .inline:
             complete(connection, request: request, response: route.handler(request), start: start, keepAlive: head.keepAlive)
         case .worker:
+            // The body stays counted until the answer is queued, and a worker's body cannot be shed: make room
+            // for it now, or refuse it (a body that arrived in one read was never sheddable on its way in).
+            account(connection)
+            if !body.isEmpty && !makeRoom(for: body.capacity, holding: connection) {
+                refuseForBudget(connection)
+                return
+            }
             connection.machine.dispatched(bodyBytes: body.capacity)
             let handler = route.handler
             let context = self.context

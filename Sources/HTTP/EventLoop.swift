@@ -53,6 +53,8 @@ final class EventLoop: @unchecked Sendable {
     /// lower it as they answer, so it is atomic. Above `bodyBudget`, bodies still arriving are shed.
     let bodyBytes = Atomic<Int>(0)
     let bodyBudget: Int
+    /// A body grew since the last shedding check (only then can shedding help).
+    private var bodiesGrew = false
     /// Called once this loop has stopped watching the listeners during shutdown.
     let onListenersReleased: @Sendable () -> Void
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -180,8 +182,9 @@ final class EventLoop: @unchecked Sendable {
             }
             guard let (fd, peer) = accepted else { return }
             if let refusal = context.admission.admit(peer) {
-                Sys.close(fd)
+                // Logged before the close, so whoever sees the close can see why.
                 context.logger.warning("http_connection_refused", ["reason": .string(refusal.rawValue), "peer": .string(peer.description)])
+                Sys.close(fd)
                 continue
             }
             nextConnectionID &+= 1
@@ -261,7 +264,7 @@ final class EventLoop: @unchecked Sendable {
     func flushAndUpdate(_ connection: Connection) {
         if connection.machine.isActive { flush(connection) }
         if connection.machine.isActive { updateInterest(connection) }
-        account(connection)
+        if account(connection) > 0 { bodiesGrew = true }
     }
 
     private func flush(_ connection: Connection) {
@@ -319,31 +322,45 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Body budget
 
-    /// Brings this loop's body total up to date with what the connection holds now.
-    func account(_ connection: Connection) {
+    /// Brings this loop's body total up to date with what the connection holds now; returns the change.
+    @discardableResult
+    func account(_ connection: Connection) -> Int {
         let change = connection.machine.settleBodyBytes()
         if change != 0 { bodyBytes.wrappingAdd(change, ordering: .relaxed) }
+        return change
     }
 
-    /// Over budget: refuses the largest bodies still arriving on this loop (503, close) until back under it.
-    /// Bodies with workers cannot be shed; if only those remain, the next body to arrive is the one refused.
     private func shedBodiesIfOverBudget() {
-        while bodyBytes.load(ordering: .relaxed) > bodyBudget {
+        guard bodiesGrew else { return }
+        bodiesGrew = false
+        _ = makeRoom(for: 0, holding: nil)
+    }
+
+    /// Refuses bodies still arriving on this loop, largest first (503, close), until `incoming` more bytes fit
+    /// the budget; false if they cannot (what is left is with workers). `holding` is the connection whose lock
+    /// the caller holds: it is not a candidate. Only the loop ever holds two connection locks, so this cannot deadlock.
+    func makeRoom(for incoming: Int, holding current: Connection?) -> Bool {
+        while bodyBytes.load(ordering: .relaxed) + incoming > bodyBudget {
             var largest: Connection?
             var largestBytes = 0
-            for connection in connections.values {
+            for connection in connections.values where connection !== current {
                 let bytes = connection.lock.withLock { connection.machine.sheddableBodyBytes }
                 if bytes > largestBytes {
                     largest = connection
                     largestBytes = bytes
                 }
             }
-            guard let largest else { return }
+            guard let largest else { return false }
             largest.lock.withLock {
-                reject(largest, HTTPParseError(503, "body budget exhausted"), retryAfter: Self.bodyBudgetRetryAfter)
+                refuseForBudget(largest)
                 flushAndUpdate(largest)
             }
         }
+        return true
+    }
+
+    func refuseForBudget(_ connection: Connection) {
+        reject(connection, HTTPParseError(503, "body budget exhausted"), retryAfter: Self.bodyBudgetRetryAfter)
     }
 
     // MARK: Shutdown

@@ -53,6 +53,31 @@ import Testing
         #expect(!server.sink.lines.contains { $0.contains("max_connections_per_client") })
     }
 
+    /// Bodies with workers count until answered and cannot be shed: a new body that does not fit beside them
+    /// is refused with 503 and Retry-After, and fits again once they are answered.
+    @Test func bodiesWithWorkersCountAgainstTheBudget() throws {
+        let server = try TestServer {
+            $0.loopThreads = 1
+            $0.maxBodyBytes = 64 * 1024
+            $0.maxBufferedBodyBytes = 192 * 1024
+        }
+        defer { server.stop() }
+        let post = "POST /slow-echo HTTP/1.1\r\nHost: t\r\nContent-Length: 61440\r\n\r\n" + String(repeating: "b", count: 61440)
+        let running = try (0..<3).map { _ in try server.connect() }
+        for client in running { try client.send(post) }
+        usleep(100_000)  // All three are with workers now: about 180 KiB of the 192 KiB.
+        let refused = try server.connect()
+        try refused.send(post)
+        let answer = try #require(refused.readResponse())
+        #expect(answer.status == 503)
+        #expect(answer.header("Retry-After") == "5")
+        #expect(refused.closedByServer())
+        for client in running { #expect(client.readResponse()?.body.count == 61440) }
+        let later = try server.connect()
+        try later.send(post)
+        #expect(later.readResponse()?.status == 200)
+    }
+
     static let floodVariable = "GATEHOUSE_HTTP_BODY_FLOOD_CHILD"
     static let floodConnections = 160
     static let floodBudget = 16 << 20
