@@ -14,30 +14,17 @@ import Testing
         let server = try TestServer { $0.maxConnectionsPerClient = 3 }
         defer { server.stop() }
         var kept = try (0..<3).map { _ in try server.connect() }
-        for client in kept {
-            try client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(client.readResponse()?.status == 200)
-        }
-        let extra = try server.connect()
-        try? extra.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(extra.readResponse() == nil)
+        #expect(kept.allSatisfy { $0.answersHealthz() })
+        #expect(try !server.connect().answersHealthz())
         #expect(server.sink.lines.contains { $0.contains("max_connections_per_client") && $0.contains("127.0.0.1") })
-
-        let other = try RawClient.connect(server.address, source: "127.0.0.2")
-        try other.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-        #expect(other.readResponse()?.status == 200)
-        for client in kept {
-            try client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(client.readResponse()?.status == 200)
-        }
+        #expect(try RawClient.connect(server.address, source: "127.0.0.2").answersHealthz())
+        #expect(kept.allSatisfy { $0.answersHealthz() })
 
         kept.removeFirst()  // Closed by its deinit; the server counts it out once it sees the FIN.
         var admitted = false
         for _ in 0..<50 where !admitted {
             usleep(20_000)
-            let retry = try server.connect(timeout: 1)
-            try? retry.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-            admitted = retry.readResponse()?.status == 200
+            admitted = try server.connect(timeout: 1).answersHealthz()
         }
         #expect(admitted)
     }
@@ -46,10 +33,7 @@ import Testing
         let server = try TestServer { $0.maxConnectionsPerClient = 0 }
         defer { server.stop() }
         let clients = try (0..<20).map { _ in try server.connect() }
-        for client in clients {
-            try client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(client.readResponse()?.status == 200)
-        }
+        #expect(clients.allSatisfy { $0.answersHealthz() })
         #expect(!server.sink.lines.contains { $0.contains("max_connections_per_client") })
     }
 
@@ -89,13 +73,7 @@ import Testing
     /// under the bound, and a normal client is answered meanwhile. Runs in a child process, so the RSS
     /// measured is this scenario's alone.
     @Test func stalledBodyFloodStaysWithinBudget() throws {
-        if getenv(Self.floodVariable) != nil {
-            try Self.runFlood()
-            return
-        }
-        let (status, text) = try runTestInChild(named: "stalledBodyFloodStaysWithinBudget", variable: Self.floodVariable)
-        #expect(status == 0, "child output:\n\(text.suffix(3000))")
-        #expect(text.contains("passed"))
+        let text = try inChildProcess(test: "stalledBodyFloodStaysWithinBudget", variable: Self.floodVariable, Self.runFlood)
         if let figure = text.split(separator: "\n").first(where: { $0.contains("body flood:") }) { print(figure) }
     }
 

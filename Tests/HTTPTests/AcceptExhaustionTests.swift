@@ -11,13 +11,7 @@ import Testing
     static let childVariable = "GATEHOUSE_HTTP_EMFILE_CHILD"
 
     @Test func emfileOnAcceptBacksOffWithoutSpinning() throws {
-        if getenv(Self.childVariable) != nil {
-            try Self.runChildScenario()
-            return
-        }
-        let (status, text) = try runTestInChild(named: "emfileOnAcceptBacksOffWithoutSpinning", variable: Self.childVariable)
-        #expect(status == 0, "child output:\n\(text.suffix(3000))")
-        #expect(text.contains("passed"))
+        try inChildProcess(test: "emfileOnAcceptBacksOffWithoutSpinning", variable: Self.childVariable, Self.runChildScenario)
     }
 
     static func cpuSeconds() -> Double {

@@ -1,8 +1,16 @@
 import Foundation
+import Testing
 
-/// Runs one test of this test binary in a child process, with `variable` set so the test runs its scenario
-/// there instead: for scenarios that change process-wide state (limits) or measure the process (RSS).
-func runTestInChild(named test: String, variable: String) throws -> (status: Int32, output: String) {
+/// Runs `scenario` in a child copy of this test binary, for scenarios that change process-wide state (limits) or
+/// measure the process (RSS). In the parent it starts the child on just `test` with `variable` set, expects it to
+/// pass and returns its output; in the child (`variable` set) it runs `scenario` and returns "".
+@discardableResult
+func inChildProcess(test: String, variable: String, sourceLocation: SourceLocation = #_sourceLocation,
+                    _ scenario: () throws -> Void) throws -> String {
+    if getenv(variable) != nil {
+        try scenario()
+        return ""
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
     process.arguments = ["--testing-library", "swift-testing", "--filter", test]
@@ -13,5 +21,7 @@ func runTestInChild(named test: String, variable: String) throws -> (status: Int
     try process.run()
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return (process.terminationStatus, text)
+    #expect(process.terminationStatus == 0, "child output:\n\(text.suffix(3000))", sourceLocation: sourceLocation)
+    #expect(text.contains("passed"), sourceLocation: sourceLocation)
+    return text
 }

@@ -125,6 +125,11 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Whether `GET /healthz` on this connection is answered 200 (false if it was closed or refused).
+    func answersHealthz() -> Bool {
+        (try? send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")) != nil && readResponse()?.status == 200
+    }
+
     /// Reads one response; nil if the connection ended (EOF, reset or timeout) first.
     func readResponse(head: Bool = false) -> Response? {
         while true {
