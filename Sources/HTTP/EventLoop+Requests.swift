@@ -81,13 +81,11 @@ extension EventLoop {
                 context.admission.release(connection.peer)
                 return false
             default:
-                account(connection)
                 return true  // The socket failed meanwhile; the loop closes it.
             }
             let now = Sys.monotonicNanoseconds()
             complete(connection, request: request, response: response, start: start, prepared: true,
                      now: now, date: HTTPDateCache.now())
-            account(connection)
             guard connection.writePending(now: now) else {
                 connection.machine.workerWriteFailed()
                 return true

@@ -49,9 +49,10 @@ final class EventLoop: @unchecked Sendable {
     var nextTimerScan: UInt64 = 0
     var draining = false
     var drainDeadline: UInt64 = 0
-    /// Request body bytes this loop's connections hold (see `ConnectionStateMachine.heldBodyBytes`); workers
-    /// lower it as they answer, so it is atomic. Above `bodyBudget`, bodies still arriving are shed.
-    let bodyBytes = Atomic<Int>(0)
+    /// Request body bytes this loop's connections hold, as last settled (see `ConnectionStateMachine.heldBodyBytes`).
+    /// Loop thread only: workers do not report the bodies they are done with, so it may count those until the
+    /// next settle; `makeRoom` settles every connection before it refuses anything.
+    var bodyBytes = 0
     let bodyBudget: Int
     /// A body grew since the last shedding check (only then can shedding help).
     private var bodiesGrew = false
@@ -326,7 +327,7 @@ final class EventLoop: @unchecked Sendable {
     @discardableResult
     func account(_ connection: Connection) -> Int {
         let change = connection.machine.settleBodyBytes()
-        if change != 0 { bodyBytes.wrappingAdd(change, ordering: .relaxed) }
+        bodyBytes += change
         return change
     }
 
@@ -340,16 +341,20 @@ final class EventLoop: @unchecked Sendable {
     /// the budget; false if they cannot (what is left is with workers). `holding` is the connection whose lock
     /// the caller holds: it is not a candidate. Only the loop ever holds two connection locks, so this cannot deadlock.
     func makeRoom(for incoming: Int, holding current: Connection?) -> Bool {
-        while bodyBytes.load(ordering: .relaxed) + incoming > bodyBudget {
+        while bodyBytes + incoming > bodyBudget {
             var largest: Connection?
             var largestBytes = 0
             for connection in connections.values where connection !== current {
-                let bytes = connection.lock.withLock { connection.machine.sheddableBodyBytes }
+                let bytes = connection.lock.withLock {
+                    account(connection)  // Drops bodies whose answers workers have queued since.
+                    return connection.machine.sheddableBodyBytes
+                }
                 if bytes > largestBytes {
                     largest = connection
                     largestBytes = bytes
                 }
             }
+            if bodyBytes + incoming <= bodyBudget { return true }
             guard let largest else { return false }
             largest.lock.withLock {
                 refuseForBudget(largest)
