@@ -224,7 +224,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func handle(_ connection: Connection, events: UInt32) {
         guard connection.machine.isActive else {
-            close(connection)  // An event queued before the worker reported a failed write.
+            close(connection)  // Failed, or left to its worker: nothing more is read or written here.
             return
         }
         if events & Self.hangup != 0 && events & Self.readable == 0 {
@@ -305,7 +305,7 @@ final class EventLoop: @unchecked Sendable {
         switch connection.machine.abort() {
         case .close:
             closeDescriptor(connection)
-        case .stopWatching where connection.interest != []:
+        case .stopWatching:
             // Removed, not just muted: epoll reports a hang-up even with no events asked for.
             try? Sys.epollControl(epoll, EPOLL_CTL_DEL, connection.fd, events: 0)
             connection.interest = []
