@@ -4,35 +4,24 @@ import Logging
 extension EventLoop {
     /// Parses and dispatches buffered requests until one is with a worker, the connection is closing, or more bytes are needed.
     func process(_ connection: Connection) {
-        while !connection.inFlight && !connection.closeAfterWrite && !connection.lingering
-            && connection.pendingOutput < Self.outputHighWater {
-            switch connection.parser.next() {
-            case .needMore:
-                if let head = connection.parser.pendingHead, head.expectContinue, !connection.sentContinue {
-                    answerExpectation(connection, head: head)
-                }
-                if connection.readClosed && !connection.inFlight {
-                    connection.closeAfterWrite = true  // Half-closed client: everything complete has been answered.
-                }
-                return
-            case .failed(let error):
-                reject(connection, error)
-                return
-            case .request(let head, let body):
-                connection.sentContinue = false
-                dispatch(connection, head: head, body: body)
+        while true {
+            switch connection.machine.nextRequest(now: now) {
+            case .wait: return
+            case .reject(let error): reject(connection, error)
+            case .expectsContinue(let head): answerExpectation(connection, head: head)
+            case .request(let head, let body): dispatch(connection, head: head, body: body)
             }
         }
     }
 
     /// `Expect: 100-continue`: invite the body only if a real handler wants it; otherwise answer now and close.
     private func answerExpectation(_ connection: Connection, head: RequestHead) {
-        connection.sentContinue = true
         var request = makeRequest(connection, head: head, body: [])
         let route = context.responder.route(for: request)
         request.routePattern = route.pattern
         if route.wantsBody {
             connection.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            connection.machine.outputQueued(unsent: connection.pendingOutput)
         } else {
             var closing = request
             closing.headers.set("Connection", "close")
@@ -61,7 +50,14 @@ extension EventLoop {
         case .inline:
             complete(connection, request: request, response: route.handler(request), start: start, keepAlive: head.keepAlive)
         case .worker:
-            connection.inFlight = true
+            // The body stays counted until the answer is queued, and a worker's body cannot be shed: make room
+            // for it now, or refuse it (a body that arrived in one read was never sheddable on its way in).
+            account(connection)
+            if !body.isEmpty && !makeRoom(for: body.capacity, holding: connection) {
+                refuseForBudget(connection)
+                return
+            }
+            connection.machine.dispatched(bodyBytes: body.capacity)
             let handler = route.handler
             let context = self.context
             context.pool.submit { [self] in
@@ -76,23 +72,25 @@ extension EventLoop {
     /// "answer written, wait for the next request" is due: pipelined input, a close, a partial write, a failure.
     func finishOnWorker(_ connection: Connection, request: HTTPRequest, response: HTTPResponse, start: UInt64) {
         let handBack = connection.lock.withLock { () -> Bool in
-            if connection.abandoned {
+            switch connection.machine.workerFinished() {
+            case .respond:
+                break
+            case .close:
                 // The loop has stopped and left the descriptor to us (see `finish()`).
                 Sys.close(connection.fd)
-                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                context.admission.release(connection.peer)
                 return false
+            default:
+                return true  // The socket failed meanwhile; the loop closes it.
             }
-            connection.inFlight = false
-            if connection.failed { return true }
             let now = Sys.monotonicNanoseconds()
             complete(connection, request: request, response: response, start: start, prepared: true,
                      now: now, date: HTTPDateCache.now())
-            if !connection.writePending(now: now) {
-                connection.failed = true
+            guard connection.writePending(now: now) else {
+                connection.machine.workerWriteFailed()
                 return true
             }
-            return connection.pendingOutput > 0 || connection.closeAfterWrite || connection.readClosed
-                || connection.parser.bufferedCount > 0 || connection.interest != Self.readable
+            return connection.machine.needsLoop(registered: connection.interest)
         }
         if handBack { resume(connection) }
     }
@@ -128,11 +126,7 @@ extension EventLoop {
         let bytes = ResponseEncoder.serialize(final, into: &connection.output, isHead: request.method == "HEAD",
                                               requestID: request.requestID, close: close,
                                               keepAliveHeader: request.version == .http1_0, date: date)
-        connection.servedRequests += 1
-        if close { connection.closeAfterWrite = true }
-        // The idle timer starts now, not when the request arrived.
-        connection.phase = .idle
-        connection.phaseStart = now
+        connection.machine.responseQueued(close: close, unsent: connection.pendingOutput, now: now)
         let end = Sys.monotonicNanoseconds()
         if context.logger.isEnabled(.info) {
             var fields: [String: LogValue] = [
@@ -152,8 +146,10 @@ extension EventLoop {
                                            Double(end &- start) / 1_000_000_000)
     }
 
-    /// Answers a parse error and closes: after a framing error nothing else on the connection can be trusted.
-    func reject(_ connection: Connection, _ error: HTTPParseError) {
+    /// Answers a parse error, timeout or refusal and closes: after a framing error nothing else on the connection
+    /// can be trusted.
+    func reject(_ connection: Connection, _ error: HTTPParseError, retryAfter: Int? = nil) {
+        connection.machine.refuse(error)
         let requestID = requestIDs.next()
         context.logger.warning("http_request_rejected", [
             "request_id": .string(requestID),
@@ -161,10 +157,11 @@ extension EventLoop {
             "reason": .string(error.reason),
             "peer": .string(connection.peer.description),
         ])
-        let response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
+        var response = HTTPResponse.jsonError(StatusReason.errorCode(error.status), status: error.status)
+        if let retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
         let bytes = ResponseEncoder.serialize(response, into: &connection.output, isHead: false, requestID: requestID,
                                               close: true, keepAliveHeader: false, date: dateCache.current())
-        connection.closeAfterWrite = true
+        connection.machine.outputQueued(unsent: connection.pendingOutput)
         if let observe = context.configuration.onResponse {
             let request = HTTPRequest(method: "-", target: "/", peer: connection.peer, requestID: requestID)
             observe(request, "rejected", error.status, bytes, 0)

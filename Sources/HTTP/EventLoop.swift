@@ -29,9 +29,9 @@ final class EventLoop: @unchecked Sendable {
     static let readable = UInt32(EPOLLIN.rawValue)
     static let writable = UInt32(EPOLLOUT.rawValue)
     static let hangup = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
-    /// Stop reading new requests while this much output is queued (bounded memory for clients that never read).
-    static let outputHighWater = 256 * 1024
     static let timerInterval: UInt64 = 100_000_000
+    /// Seconds a client refused for the body budget is asked to wait.
+    static let bodyBudgetRetryAfter = 5
 
     let context: ServerContext
     let index: Int
@@ -49,6 +49,13 @@ final class EventLoop: @unchecked Sendable {
     var nextTimerScan: UInt64 = 0
     var draining = false
     var drainDeadline: UInt64 = 0
+    /// Request body bytes this loop's connections hold, as last settled (see `ConnectionStateMachine.heldBodyBytes`).
+    /// Loop thread only: workers do not report the bodies they are done with, so it may count those until the
+    /// next settle; `makeRoom` settles every connection before it refuses anything.
+    var bodyBytes = 0
+    let bodyBudget: Int
+    /// A body grew since the last shedding check (only then can shedding help).
+    var bodiesGrew = false
     /// Called once this loop has stopped watching the listeners during shutdown.
     let onListenersReleased: @Sendable () -> Void
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -58,6 +65,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.listeners = listeners
         self.onListenersReleased = onListenersReleased
+        bodyBudget = context.bodyBudgetPerLoop
         epoll = try Sys.epollCreate()
         do {
             wakeFD = try Sys.eventFD()
@@ -121,6 +129,7 @@ final class EventLoop: @unchecked Sendable {
                     handleInbox()
                 } else if let connection = connections[fd] {
                     connection.lock.withLock { handle(connection, events: event.events) }
+                    shedBodiesIfOverBudget()
                 } else if let listener = listeners.first(where: { $0.fd == fd }) {
                     acceptConnections(listener)
                 }
@@ -144,7 +153,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for connection in resumed where connections[connection.fd] === connection {
             connection.lock.withLock {
-                if connection.failed && !connection.inFlight {
+                if connection.machine.state == .failed {
                     close(connection)
                     return
                 }
@@ -152,6 +161,7 @@ final class EventLoop: @unchecked Sendable {
                 flushAndUpdate(connection)
             }
         }
+        shedBodiesIfOverBudget()
     }
 
     // MARK: Accepting
@@ -172,21 +182,21 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
             guard let (fd, peer) = accepted else { return }
-            let limit = context.configuration.maxConnections
-            if context.connectionCount.wrappingAdd(1, ordering: .relaxed).newValue > limit {
-                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            if let refusal = context.admission.admit(peer) {
+                // Logged before the close, so whoever sees the close can see why.
+                context.logger.warning("http_connection_refused", ["reason": .string(refusal.rawValue), "peer": .string(peer.description)])
                 Sys.close(fd)
-                context.logger.warning("http_connection_refused", ["reason": "max_connections", "peer": .string(peer.description)])
                 continue
             }
             nextConnectionID &+= 1
-            let connection = Connection(fd: fd, id: nextConnectionID, peer: peer, limits: context.limits, now: now, interest: Self.readable)
+            let machine = ConnectionStateMachine(limits: context.limits, timeouts: context.timeouts, now: now)
+            let connection = Connection(fd: fd, id: nextConnectionID, peer: peer, machine: machine)
             do {
-                try Sys.epollControl(epoll, EPOLL_CTL_ADD, fd, events: Self.readable)
+                try Sys.epollControl(epoll, EPOLL_CTL_ADD, fd, events: Self.epollEvents(connection.interest))
             } catch {
                 context.logger.error("http_register_failed", ["error": .string(error.description)])
                 Sys.close(fd)
-                context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                context.admission.release(peer)
                 continue
             }
             connections[fd] = connection
@@ -213,18 +223,20 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Connection I/O
 
     private func handle(_ connection: Connection, events: UInt32) {
+        guard connection.machine.isActive else {
+            close(connection)  // Failed, or left to its worker: nothing more is read or written here.
+            return
+        }
         if events & Self.hangup != 0 && events & Self.readable == 0 {
             close(connection)  // Reset, or both directions shut: nobody can read an answer.
             return
         }
         if events & Self.writable != 0 {
             flush(connection)
-            if connections[connection.fd] !== connection { return }
         }
-        if events & Self.readable != 0 || events & Self.hangup != 0 {
+        if events & (Self.readable | Self.hangup) != 0 && connection.machine.isActive {
             readAvailable(connection)
-            if connections[connection.fd] !== connection { return }
-            if !connection.lingering { process(connection) }
+            process(connection)
         }
         flushAndUpdate(connection)
     }
@@ -241,24 +253,19 @@ final class EventLoop: @unchecked Sendable {
             }
             guard let count else { return }
             if count == 0 {
-                connection.readClosed = true
-                if connection.lingering { close(connection) }
+                if connection.machine.peerFinished() == .close { closeDescriptor(connection) }
                 return
             }
-            if connection.lingering {
-                continue  // Discarded: the connection is finished.
-            }
-            connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            connection.machine.received(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
             if count < readBuffer.count { return }
         }
     }
 
+    /// Writes what it can, brings the epoll registration and the body budget up to date; ends every event.
     func flushAndUpdate(_ connection: Connection) {
-        guard connections[connection.fd] === connection else { return }
-        flush(connection)
-        guard connections[connection.fd] === connection else { return }
-        updatePhase(connection)
-        updateInterest(connection)
+        if connection.machine.isActive { flush(connection) }
+        if connection.machine.isActive { updateInterest(connection) }
+        if account(connection) > 0 { bodiesGrew = true }
     }
 
     private func flush(_ connection: Connection) {
@@ -266,61 +273,52 @@ final class EventLoop: @unchecked Sendable {
             close(connection)
             return
         }
-        if connection.pendingOutput == 0 && connection.closeAfterWrite && !connection.inFlight && !connection.lingering {
-            if connection.readClosed {
-                close(connection)
-            } else {
-                // Half-close and drain briefly so unread request bytes do not turn our last answer into a RST.
-                Sys.shutdownWrite(connection.fd)
-                connection.lingering = true
-                connection.lingerDeadline = now &+ 1_000_000_000
-            }
-        }
-    }
-
-    private func updatePhase(_ connection: Connection) {
-        let phase = connection.parser.phase
-        if phase != connection.phase {
-            connection.phase = phase
-            connection.phaseStart = now
+        switch connection.machine.outputFlushed(now: now) {
+        case .close:
+            closeDescriptor(connection)
+        case .shutWriteAndLinger:
+            // Half-close and drain briefly so unread request bytes do not turn our last answer into a RST.
+            Sys.shutdownWrite(connection.fd)
+        default:
+            break
         }
     }
 
     private func updateInterest(_ connection: Connection) {
-        var wanted: UInt32 = 0
-        if connection.lingering {
-            wanted = connection.readClosed ? 0 : Self.readable
-        } else if !connection.failed {
-            // Reading goes on while a worker runs (no epoll change per request); pipelined bytes wait in the
-            // parser, bounded by one header's worth.
-            if !connection.closeAfterWrite && !connection.readClosed && connection.pendingOutput < Self.outputHighWater
-                && (!connection.inFlight || connection.parser.bufferedCount < context.limits.maxHeaderBytes) {
-                wanted |= Self.readable
-            }
-            if connection.pendingOutput > 0 { wanted |= Self.writable }
-        }
+        let wanted = connection.machine.interest
         guard wanted != connection.interest else { return }
         do {
-            try Sys.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: wanted)
+            try Sys.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: Self.epollEvents(wanted))
             connection.interest = wanted
         } catch {
             close(connection)
         }
     }
 
+    static func epollEvents(_ interest: ConnectionStateMachine.Interest) -> UInt32 {
+        (interest.contains(.read) ? readable : 0) | (interest.contains(.write) ? writable : 0)
+    }
+
+    /// Closes the connection, or, if a worker owns its request, stops watching it until the worker hands it back.
     func close(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
-        if connection.inFlight {
-            // Its worker may still write to the descriptor: stop watching it, and close when the worker hands it back.
-            connection.failed = true
-            if connection.interest != 0, (try? Sys.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: 0)) != nil {
-                connection.interest = 0
-            }
-            return
+        switch connection.machine.abort() {
+        case .close:
+            closeDescriptor(connection)
+        case .stopWatching:
+            // Removed, not just muted: epoll reports a hang-up even with no events asked for.
+            try? Sys.epollControl(epoll, EPOLL_CTL_DEL, connection.fd, events: 0)
+            connection.interest = []
+        default:
+            break
         }
+    }
+
+    private func closeDescriptor(_ connection: Connection) {
         connections[connection.fd] = nil
         Sys.close(connection.fd)  // Also removes it from the epoll set.
-        context.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        context.admission.release(connection.peer)
+        account(connection)
     }
 
     // MARK: Shutdown
@@ -335,28 +333,23 @@ final class EventLoop: @unchecked Sendable {
         onListenersReleased()
         for connection in Array(connections.values) {
             connection.lock.withLock {
-                if isIdle(connection) { close(connection) }
+                if connection.machine.isIdle { close(connection) }
             }
         }
-    }
-
-    /// Nothing in progress: no handler running, nothing to write, no request half-received.
-    func isIdle(_ connection: Connection) -> Bool {
-        !connection.inFlight && connection.pendingOutput == 0 && connection.parser.phase == .idle
     }
 
     private func finish() {
         for connection in Array(connections.values) {
             connection.lock.withLock {
-                guard connection.inFlight else {
-                    close(connection)
-                    return
+                switch connection.machine.loopStopped() {
+                case .abandon:
+                    // A worker still owns it: end the exchange now, and leave the descriptor for the worker to close
+                    // so its number cannot be reused under the worker's write.
+                    Sys.shutdownBoth(connection.fd)
+                    connections[connection.fd] = nil
+                default:
+                    closeDescriptor(connection)
                 }
-                // A worker still owns it: end the exchange now, and leave the descriptor for the worker to close
-                // so its number cannot be reused under the worker's write.
-                connection.abandoned = true
-                Sys.shutdownBoth(connection.fd)
-                connections[connection.fd] = nil
             }
         }
         if !draining { onListenersReleased() }

@@ -101,5 +101,5 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections currently open, across all loops.
-    public var connectionCount: Int { context.connectionCount.load(ordering: .relaxed) }
+    public var connectionCount: Int { context.admission.count.load(ordering: .relaxed) }
 }

@@ -23,21 +23,3 @@ public struct RequestHead: Sendable {
     /// Whether a body may follow the head.
     public var hasBody: Bool { framing != .none && framing != .length(0) }
 }
-
-/// Limits enforced while parsing.
-public struct ParserLimits: Sendable {
-    public var maxRequestLineBytes = 8_192
-    public var maxHeaderBytes = 16_384
-    public var maxHeaderCount = 100
-    public var maxBodyBytes = 1_048_576
-    public var maxChunkLineBytes = 4_096
-
-    public init() {}
-
-    init(_ configuration: HTTPServerConfiguration) {
-        maxRequestLineBytes = configuration.maxRequestLineBytes
-        maxHeaderBytes = configuration.maxHeaderBytes
-        maxHeaderCount = configuration.maxHeaderCount
-        maxBodyBytes = configuration.maxBodyBytes
-    }
-}

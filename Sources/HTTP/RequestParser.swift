@@ -60,6 +60,12 @@ public struct RequestParser: Sendable {
     /// Bytes received but not yet consumed.
     public var bufferedCount: Int { buffer.count - readIndex }
 
+    /// Heap bytes held for the request in progress: the input buffer and the body so far.
+    var retainedBytes: Int { buffer.capacity + body.capacity }
+
+    /// Input capacity kept between requests; more (left by a body) is freed so idle connections stay small.
+    private static let keptCapacity = 16 * 1024
+
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         compactIfWorthwhile()
         buffer.append(contentsOf: bytes)
@@ -73,7 +79,11 @@ public struct RequestParser: Sendable {
     private mutating func compactIfWorthwhile() {
         guard readIndex > 0 else { return }
         if readIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            if buffer.capacity > Self.keptCapacity {
+                buffer = []
+            } else {
+                buffer.removeAll(keepingCapacity: true)
+            }
         } else if readIndex >= 4096 || readIndex * 2 >= buffer.count {
             buffer.removeSubrange(0..<readIndex)
         } else {
@@ -162,7 +172,18 @@ public struct RequestParser: Sendable {
                 case .needMore: return .needMore
                 case .failed(let error): return fail(error)
                 case .complete(let length):
-                    consume(length)  // Trailer fields are accepted and ignored.
+                    // Trailer fields must be well-formed fields (RFC 9112 section 7.1.2); then they are ignored.
+                    let invalid = buffer.withUnsafeBufferPointer { raw -> HTTPParseError? in
+                        let section = UnsafeBufferPointer(rebasing: raw[readIndex...])
+                        for line in lines {
+                            do throws(HTTPParseError) {
+                                _ = try HeadParser.field(UnsafeBufferPointer(rebasing: section[line]))
+                            } catch { return error }
+                        }
+                        return nil
+                    }
+                    consume(length)
+                    if let invalid { return fail(invalid) }
                     return finishBody()
                 }
             }
@@ -175,6 +196,7 @@ public struct RequestParser: Sendable {
         head = nil
         body = []
         state = .head
+        compactIfWorthwhile()
         return .request(finished, body: payload)
     }
 
@@ -182,7 +204,16 @@ public struct RequestParser: Sendable {
         state = .failed(error)
         head = nil
         body = []
+        // Nothing more is parsed: free the input now rather than when the connection closes.
+        buffer = []
+        readIndex = 0
+        consume(0)
         return .failed(error)
+    }
+
+    /// Ends parsing from outside (a timeout, the body budget): the parser fails with `error` and frees its buffers.
+    mutating func stop(_ error: HTTPParseError) {
+        _ = fail(error)
     }
 
     private mutating func consume(_ length: Int) {
@@ -259,7 +290,7 @@ public struct RequestParser: Sendable {
             }
             if index > limit {
                 if isHead { return .failed(HTTPParseError(431, "header section too large")) }
-                return .failed(HTTPParseError(multiLine ? 431 : 400, multiLine ? "trailers too large" : "chunk line too long"))
+                return .failed(HTTPParseError(400, multiLine ? "trailer section too large" : "chunk line too long"))
             }
         }
         cursor.scanned = index

@@ -8,13 +8,9 @@ final class ServerContext: Sendable {
     let logger: Logger
     let pool: WorkerPool
     let limits: ParserLimits
-    let connectionCount = Atomic<Int>(0)
+    let admission: ConnectionAdmission
     let stopping = Atomic<Bool>(false)
-
-    let headerTimeout: UInt64
-    let idleTimeout: UInt64
-    let bodyTimeout: UInt64
-    let writeTimeout: UInt64
+    let timeouts: ConnectionStateMachine.Timeouts
     let drainTimeout: UInt64
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
@@ -22,12 +18,20 @@ final class ServerContext: Sendable {
         self.responder = responder
         self.logger = logger
         self.pool = WorkerPool(threads: configuration.workerThreads)
-        self.limits = ParserLimits(configuration)
-        headerTimeout = Self.nanoseconds(configuration.headerTimeout)
-        idleTimeout = Self.nanoseconds(configuration.idleTimeout)
-        bodyTimeout = Self.nanoseconds(configuration.bodyTimeout)
-        writeTimeout = Self.nanoseconds(configuration.writeTimeout)
+        self.limits = configuration.parserLimits
+        admission = ConnectionAdmission(maxConnections: configuration.maxConnections,
+                                        maxPerClient: configuration.maxConnectionsPerClient)
+        timeouts = ConnectionStateMachine.Timeouts(head: Self.nanoseconds(configuration.headerTimeout),
+                                                   idle: Self.nanoseconds(configuration.idleTimeout),
+                                                   body: Self.nanoseconds(configuration.bodyTimeout),
+                                                   write: Self.nanoseconds(configuration.writeTimeout))
         drainTimeout = Self.nanoseconds(configuration.drainTimeout)
+    }
+
+    /// One loop's share of the body budget: an even split, but never less than two maximal bodies
+    /// (a body's buffers can exceed its length while it grows).
+    var bodyBudgetPerLoop: Int {
+        max(configuration.maxBufferedBodyBytes / max(1, configuration.loopThreads), 2 * limits.maxBodyBytes)
     }
 
     static func nanoseconds(_ duration: Duration) -> UInt64 {

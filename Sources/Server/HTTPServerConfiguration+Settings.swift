@@ -10,10 +10,12 @@ extension HTTPServerConfiguration {
         }
         maxHeaderBytes = settings.maxHeaderBytes
         maxBodyBytes = settings.maxBodyBytes
+        maxBufferedBodyBytes = settings.maxBufferedBodyBytes
         headerTimeout = settings.headerTimeout
         bodyTimeout = settings.bodyTimeout
         idleTimeout = settings.idleTimeout
         maxConnections = settings.maxConnections
+        maxConnectionsPerClient = settings.maxConnectionsPerClient
         workerThreads = settings.workerThreads
         drainTimeout = settings.drainTimeout
         gzipMinimumBytes = settings.gzipMinBytes

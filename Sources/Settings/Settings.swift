@@ -12,10 +12,14 @@ public struct Settings: Sendable, Equatable {
     public var sessionLifetime: Duration = .seconds(7 * 86_400)
     public var maxHeaderBytes: Int = 16_384
     public var maxBodyBytes: Int = 1_048_576
+    /// Request body bytes all connections may hold at once (bodies arriving, and bodies with handlers).
+    public var maxBufferedBodyBytes: Int = 64 << 20
     public var headerTimeout: Duration = .seconds(10)
     public var bodyTimeout: Duration = .seconds(30)
     public var idleTimeout: Duration = .seconds(60)
     public var maxConnections: Int = 4096
+    /// Connections from one peer address at most; 0 is no limit. Behind a proxy the peer is the proxy.
+    public var maxConnectionsPerClient: Int = 64
     public var workerThreads: Int = 8
     public var drainTimeout: Duration = .seconds(10)
     public var gzipMinBytes: Int = 1024

@@ -71,6 +71,10 @@ public enum SettingsLoader {
             problems.append(ConfigProblem(source: values["admin_listen"]?.1 ?? .defaultValue, key: "admin_listen",
                                           message: "must differ from listen: metrics are never served on the public listener"))
         }
+        if settings.maxBufferedBodyBytes < settings.maxBodyBytes {
+            problems.append(ConfigProblem(source: values["max_buffered_body_bytes"]?.1 ?? .defaultValue, key: "max_buffered_body_bytes",
+                                          message: "must be at least max_body_bytes (\(settings.maxBodyBytes) bytes), or no body could be received"))
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted())
     }

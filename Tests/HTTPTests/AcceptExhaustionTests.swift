@@ -11,22 +11,7 @@ import Testing
     static let childVariable = "GATEHOUSE_HTTP_EMFILE_CHILD"
 
     @Test func emfileOnAcceptBacksOffWithoutSpinning() throws {
-        if getenv(Self.childVariable) != nil {
-            try Self.runChildScenario()
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "emfileOnAcceptBacksOffWithoutSpinning"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "child output:\n\(text.suffix(3000))")
-        #expect(text.contains("passed"))
+        try inChildProcess(test: "emfileOnAcceptBacksOffWithoutSpinning", variable: Self.childVariable, Self.runChildScenario)
     }
 
     static func cpuSeconds() -> Double {

@@ -33,6 +33,9 @@ let smallLimits: ParserLimits = {
     return limits
 }()
 
+/// A chunked request up to its last chunk, so a row can append trailers.
+let chunkedEnd = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n"
+
 /// Every rejection the parser must make, with the status it must answer.
 let rejectionCases: [RejectionCase] = [
     // I01
@@ -60,6 +63,9 @@ let rejectionCases: [RejectionCase] = [
     .init(row: "I04", name: "TE xchunked", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\n\r\n", status: 400),
     .init(row: "I04", name: "TE chunked, gzip", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", status: 501),
     .init(row: "I04", name: "TE empty element", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: ,chunked\r\n\r\n", status: 400),
+    // RFC 9112 section 6.1: Transfer-Encoding in HTTP/1.0 is faulty framing, whatever the coding.
+    .init(row: "I04", name: "TE chunked in HTTP/1.0", raw: "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", status: 400),
+    .init(row: "I04", name: "TE gzip in HTTP/1.0", raw: "POST / HTTP/1.0\r\nTransfer-Encoding: gzip\r\n\r\n", status: 400),
     // I05
     .init(row: "I05", name: "chunk size overflow", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF\r\n", status: 400),
     .init(row: "I05", name: "chunk size 16 F", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\n", status: 400),
@@ -70,6 +76,13 @@ let rejectionCases: [RejectionCase] = [
     .init(row: "I05", name: "LF only after data", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n\r\n", status: 400),
     .init(row: "I05", name: "10 KB chunk extension", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3;x=" + String(repeating: "a", count: 10_000) + "\r\nabc\r\n0\r\n\r\n", status: 400),
     .init(row: "I05", name: "bare LF in chunk line", raw: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", status: 400),
+    // Trailer fields follow the header field syntax (RFC 9112 section 7.1.2), even though they are ignored.
+    .init(row: "I05", name: "NUL in trailer", raw: chunkedEnd + "X-T: a\u{0}b\r\n\r\n", status: 400),
+    .init(row: "I05", name: "bare CR in trailer", raw: chunkedEnd + "X-T: a\rb\r\n\r\n", status: 400),
+    .init(row: "I05", name: "trailer without colon", raw: chunkedEnd + "XTrailer\r\n\r\n", status: 400),
+    .init(row: "I05", name: "trailer obs-fold", raw: chunkedEnd + "X-T: a\r\n b\r\n\r\n", status: 400),
+    .init(row: "I05", name: "non-token trailer name", raw: chunkedEnd + "X(T): a\r\n\r\n", status: 400),
+    .init(row: "I05", name: "trailers over 16 KiB", raw: chunkedEnd + String(repeating: "X-Fill: " + String(repeating: "b", count: 190) + "\r\n", count: 90) + "\r\n", status: 400),
     // I06
     .init(row: "I06", name: "space before colon", raw: "GET / HTTP/1.1\r\nHost: a\r\nX-Test : 1\r\n\r\n", status: 400),
     .init(row: "I06", name: "space before colon on CL", raw: "POST / HTTP/1.1\r\nHost: a\r\nContent-Length : 5\r\n\r\nhello", status: 400),

@@ -29,7 +29,8 @@ final class RawClient: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
-    static func connect(_ address: BoundAddress, receiveTimeout: Double = 5) throws -> RawClient {
+    /// `source` binds an IPv4 client to that local address first (e.g. 127.0.0.2, to be another client).
+    static func connect(_ address: BoundAddress, receiveTimeout: Double = 5, source: String? = nil) throws -> RawClient {
         let fd: Int32
         switch address {
         case .tcp(let host, let port):
@@ -44,6 +45,13 @@ final class RawClient: @unchecked Sendable {
                 guard rc == 0 else { Glibc.close(fd); throw Failure(description: "connect errno \(errno)") }
             } else {
                 fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                if let source {
+                    var local = sockaddr_in()
+                    local.sin_family = sa_family_t(AF_INET)
+                    inet_pton(AF_INET, source, &local.sin_addr)
+                    let rc = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+                    guard rc == 0 else { Glibc.close(fd); throw Failure(description: "bind \(source) errno \(errno)") }
+                }
                 var addr = sockaddr_in()
                 addr.sin_family = sa_family_t(AF_INET)
                 addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -80,6 +88,20 @@ final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Sends what the socket takes now, without blocking: the bytes sent (0 when full), nil once the connection failed.
+    func sendAvailable(_ bytes: ArraySlice<UInt8>) -> Int? {
+        let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        if count >= 0 { return count }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : nil
+    }
+
+    /// Whether the server has sent something or ended the connection, without blocking or consuming it.
+    func hasInput() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        return count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
     func shutdownWrite() { Glibc.shutdown(fd, Int32(SHUT_WR)) }
 
     /// Closes with SO_LINGER 0 so the kernel sends RST.
@@ -101,6 +123,11 @@ final class RawClient: @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             return false
         }
+    }
+
+    /// Whether `GET /healthz` on this connection is answered 200 (false if it was closed or refused).
+    func answersHealthz() -> Bool {
+        (try? send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")) != nil && readResponse()?.status == 200
     }
 
     /// Reads one response; nil if the connection ended (EOF, reset or timeout) first.

@@ -56,6 +56,8 @@ import Testing
         ("I03 CL 30 digits", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 123456789012345678901234567890\r\n\r\n", 400),
         ("I04 TE gzip", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
         ("I04 chunked, chunked", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n", 400),
+        ("I04 TE in HTTP/1.0", "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+        ("I05 NUL in trailer", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: \u{0}\r\n\r\n", 400),
         ("I04 xchunked", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n", 400),
         ("I05 chunk overflow", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFF\r\n", 400),
         ("I05 missing CRLF", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcGET\r\n0\r\n\r\n", 400),

@@ -31,6 +31,10 @@ final class TestServer: Sendable {
             count("echo")
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
         }
+        router.add("POST", "/slow-echo") { request in
+            usleep(500_000)
+            return HTTPResponse(status: 200, body: request.body)
+        }
         router.add("POST", "/smuggled") { _ in count("smuggled"); return .text("smuggled") }
         router.add("GET", "/smuggled") { _ in count("smuggled"); return .text("smuggled") }
         router.add("GET", "/big") { _ in .text(String(repeating: "gatehouse ", count: 400)) }
