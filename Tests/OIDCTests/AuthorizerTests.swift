@@ -142,6 +142,20 @@ struct AuthorizerTests {
         #expect(target.state == nil)
     }
 
+    /// RFC 6749 §4.1.2.1: every redirected error carries `state` and `iss`, an unsupported
+    /// `response_mode` included (it was checked before `state` was read).
+    @Test(arguments: [("response_mode", "fragment"), ("response_type", "token"), ("prompt", "bogus"), ("max_age", "-1"),
+                      ("request", "x"), ("code_challenge_method", "plain")])
+    func everyRedirectedErrorKeepsStateAndIss(name: String, value: String) {
+        let pairs = n(dropping: [name]) + [(name, value)]
+        guard case .errorRedirect(let target, _) = authorizer().decide(pairs, session: nil, user: nil) else {
+            Issue.record("not an error redirect"); return
+        }
+        #expect(target.state == "state-123")
+        #expect(target.issuer == Fixture.issuer)
+        #expect(target.errorParameters(OAuthError(.invalidRequest, "x")).map(\.0) == ["error", "error_description", "state", "iss"])
+    }
+
     @Test func validatedRequest() {
         let pairs = n(dropping: ["scope", "state", "nonce"]) + [("scope", "email bogus openid openid profile"),
                                                                ("state", String(repeating: "s", count: 2048)),

@@ -48,16 +48,34 @@ import TestSupport
     @Test(arguments: [
         ("read:orders", "read:orders"),
         ("write:orders read:orders", "read:orders write:orders"),
-        ("read:orders admin unknown", "read:orders"),  // outside the grant: dropped
-        ("admin", ""),
+        ("", "read:orders write:orders"),  // none asked: every granted scope
     ])
-    func requestedScopesAreIntersectedWithTheGrant(requested: String, granted: String) throws {
+    func requestedScopesWithinTheGrantAreGranted(requested: String, granted: String) throws {
         let harness = LifecycleHarness()
         try grantOrders(harness)
         let response = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([
             ("audience", LifecycleHarness.apiIdentifier), ("scope", requested)])))
         #expect(response.scope == granted)
         #expect(try claims(response.accessToken).1["scope"] == .string(granted))
+    }
+
+    /// As Auth0: any requested scope outside the client grant refuses the request (403 access_denied),
+    /// naming the scopes; nothing is issued.
+    @Test(arguments: [
+        ("read:orders admin unknown", "admin unknown"),
+        ("admin", "admin"),
+    ])
+    func aScopeOutsideTheGrantIsAccessDenied(requested: String, refused: String) throws {
+        let harness = LifecycleHarness()
+        try grantOrders(harness)
+        do {
+            _ = try harness.tokenEndpoint.handle(try TokenRequest(pairs: Self.body([
+                ("audience", LifecycleHarness.apiIdentifier), ("scope", requested)])))
+            Issue.record("a scope outside the grant was issued")
+        } catch {
+            #expect(error.code == .accessDenied && error.httpStatus == 403)
+            #expect(error.description == "Client has not been granted scopes: \(refused)")
+        }
     }
 
     @Test func withoutAudienceTheOnlyGrantedAPIIsUsedElseInvalidRequest() throws {

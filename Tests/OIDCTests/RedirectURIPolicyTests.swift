@@ -108,6 +108,14 @@ let matchCases: [MatchCase] = [
     .init("logout exact", ["https://app.example.com/bye"], "https://app.example.com/bye", .logout, allowed: true),
     .init("logout query ignored", ["https://app.example.com/bye"], "https://app.example.com/bye?x=1", .logout, allowed: true),
     .init("logout fragment ignored", ["https://app.example.com/bye"], "https://app.example.com/bye#f", .logout, allowed: true),
+    .init("logout entry with a query, v2", ["https://app.example.com/bye?tenant=1"], "https://app.example.com/bye", .logout, allowed: true),
+    // /oidc/logout matches post_logout_redirect_uri exactly under the callback rules, query included.
+    .init("logout entry with a query, oidc exact", ["https://app.example.com/bye?tenant=1"], "https://app.example.com/bye?tenant=1",
+          allowed: true),
+    .init("logout entry with a query, oidc other query", ["https://app.example.com/bye?tenant=1"], "https://app.example.com/bye?tenant=2",
+          allowed: false),
+    .init("logout entry with a query, oidc no query", ["https://app.example.com/bye?tenant=1"], "https://app.example.com/bye",
+          allowed: false),
     .init("logout host case", ["https://app.example.com/bye"], "HTTPS://APP.Example.com/bye", .logout, allowed: true),
     .init("logout path case", ["https://app.example.com/bye"], "https://app.example.com/Bye", .logout, allowed: false),
     .init("logout trailing slash", ["https://app.example.com/bye"], "https://app.example.com/bye/", .logout, allowed: false),
@@ -218,7 +226,7 @@ let registrationCases: [RegistrationCase] = [
     .init("https://caf\u{E9}.example.com/cb", ok: false),
     // Logout.
     .init("https://app.example.com/bye", .logout, ok: true),
-    .init("https://app.example.com/bye?x=1", .logout, ok: false),
+    .init("https://app.example.com/bye?x=1", .logout, ok: true),  // RP-Initiated Logout matches it exactly
     .init("com.example.app://t.example.com/ios/com.example.app/callback", .logout, native: true, ok: true),
     // Web origins.
     .init("https://app.example.com", .webOrigin, ok: true),

@@ -45,6 +45,10 @@ public struct TokenIntrospector: Sendable {
     }
 
     public func introspect(_ request: TokenRequest) throws(OAuthError) -> Introspection {
+        // RFC 7662 §2.3 with RFC 6749 §5.2: no credentials at all is a failed client authentication (401), not a bad request.
+        guard request.authorization != nil || request["client_id"] != nil else {
+            throw OAuthError(.invalidClient, ClientAuthenticator.failed, detail: "introspection without client credentials")
+        }
         let authenticated = try ClientAuthenticator.authenticate(request, clients: clients)
         let caller = authenticated.client
         guard caller.isConfidential, authenticated.method != .none else {

@@ -64,6 +64,11 @@ public struct LogoutPolicy: Sendable {
             return .refuse(message: Self.invalid, logReason: "\(name) repeated")
         }
         let returnTo = parameters["returnTo"]
+        // Checked before anything else, so a bad URL never ends a session (the matching rules ignore
+        // the query and fragment, where such bytes would otherwise hide).
+        if let returnTo, Self.hasControlCharacters(returnTo) {
+            return .refuse(message: Self.invalid, logReason: "returnTo contains control characters")
+        }
         guard let clientID = parameters["client_id"], !clientID.isEmpty else {
             if let returnTo, !returnTo.isEmpty {
                 return .refuse(message: Self.notAllowed, logReason: "returnTo \(returnTo.debugDescription) without client_id")
@@ -123,6 +128,9 @@ public struct LogoutPolicy: Sendable {
             }
         }
         var continuation = LogoutContinuation.signedOutPage(appName: client?.name)
+        if let uri = parameters["post_logout_redirect_uri"], Self.hasControlCharacters(uri) {
+            return .refuse(message: Self.invalid, logReason: "post_logout_redirect_uri contains control characters")
+        }
         if let uri = parameters["post_logout_redirect_uri"], !uri.isEmpty {
             guard let client else {
                 return .refuse(message: Self.invalid, logReason: "post_logout_redirect_uri without client_id or id_token_hint")
@@ -189,5 +197,12 @@ public struct LogoutPolicy: Sendable {
     struct Refusal: Error {
         let decision: LogoutDecision
         init(_ message: String, _ log: String) { decision = .refuse(message: message, logReason: log) }
+    }
+}
+
+extension LogoutPolicy {
+    /// CR, LF, NUL or any other C0 control or DEL: never part of a URL we redirect to (RFC 3986 §2).
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 }

@@ -12,9 +12,11 @@
 ///   `http://[::1]/…` entry matches the same URL with any port (`localhost` is not a loopback
 ///   literal for this rule, and `https` loopback is not special). A requested URL with a
 ///   fragment is always refused. The `/oidc/logout` `post_logout_redirect_uri` uses these rules too.
-/// - **Logout URLs** (`.logout`, Auth0 `/v2/logout` `returnTo`): the requested URL's query and
-///   fragment are ignored; scheme and host compare case-insensitively, port and path exactly;
-///   wildcard and native loopback rules as for callbacks.
+/// - **Logout URLs** (`.logout`, Auth0 `/v2/logout` `returnTo`): the query and fragment of the
+///   requested URL and of the entry are ignored; scheme and host compare case-insensitively, port
+///   and path exactly; wildcard and native loopback rules as for callbacks. An entry may carry a
+///   query: OpenID RP-Initiated Logout's `post_logout_redirect_uri` (`/oidc/logout`) is matched
+///   against the same list under the callback rules, exactly, query included.
 /// - **Web origins** (`.webOrigin`): `scheme://host[:port]`, scheme and host case-insensitive,
 ///   a default port equal to an absent one; wildcard as above.
 ///
@@ -30,7 +32,6 @@
 ///   after it (`https://*.com` is refused), never in an IP literal, scheme, path or query;
 /// - the scheme and host of an http(s) entry in lower case (matching is exact, so an upper-case
 ///   entry would only ever match a client that sends the same odd spelling);
-/// - logout URLs without a query (it would be ignored when matching);
 /// - web origins without a path, query or fragment (not even a trailing `/`).
 public enum RedirectURIPolicy {
     /// Which allow-list an entry belongs to.
@@ -87,9 +88,6 @@ public enum RedirectURIPolicy {
             if stars > 0 { problems.append("the * wildcard is only allowed in the host of http and https URLs") }
             if url.userinfo != nil { problems.append("userinfo (user@) is never allowed") }
             if bytes.contains(UInt8(ascii: "\\")) { problems.append("backslashes are never allowed") }
-            if kind == .logout, url.query != nil {
-                problems.append("a logout URL's query is ignored when matching: register it without one")
-            }
         }
         return problems
     }
@@ -127,9 +125,7 @@ public enum RedirectURIPolicy {
             if !url.tail.isEmpty {
                 problems.append("a web origin is scheme://host[:port] only, without a path (not even /), query or fragment")
             }
-        case .logout:
-            if url.query != nil { problems.append("a logout URL's query is ignored when matching: register it without one") }
-        case .callback:
+        case .logout, .callback:
             break
         }
         return problems

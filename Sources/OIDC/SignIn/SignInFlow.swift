@@ -100,6 +100,17 @@ public struct SignInFlow: Sendable {
         }
     }
 
+    /// `HEAD /authorize`: the request's own errors, decided without a session and without any
+    /// write — no transaction, no code, no audit event (HEAD must not change state, RFC 9110 §9.2.1).
+    /// nil when the request would go on to a login page or a code.
+    public func inspect(_ pairs: [(String, String)]) -> AuthorizeStep? {
+        switch authorizer.evaluate(pairs, session: nil, user: nil).decision {
+        case .errorPage(let status, let message, let logReason): .errorPage(status: status, message: message, logReason: logReason)
+        case .errorRedirect(let target, let error): .errorRedirect(target, error)
+        case .login, .issueCode: nil
+        }
+    }
+
     /// The live session a cookie value names; oversized or unknown values name none.
     func currentSession(cookie: String?) throws(OAuthError) -> Session? {
         guard let cookie, !cookie.isEmpty, cookie.utf8.count <= 256 else { return nil }

@@ -24,8 +24,9 @@ extension TokenEndpoint {
     /// - `audience` names the API; without it the application's only granted API is used,
     ///   else `invalid_request`;
     /// - an unknown API, or one not granted to the application → `access_denied` (403);
-    /// - `scope` = requested ∩ granted (requested scopes outside the grant are dropped), or every
-    ///   granted scope when none is requested;
+    /// - `scope`: the requested scopes, every one of which the client grant must hold (else
+    ///   `access_denied` "Client has not been granted scopes: …", 403, as Auth0), or every granted
+    ///   scope when none is requested (the scope-and-audience phase's `.clientCredentials` rule);
     /// - a `Grant` with no user is recorded so the token can be revoked and introspected by `grant_id`.
     ///
     /// The issuance's `user` is a placeholder whose id is the client id; minting takes the

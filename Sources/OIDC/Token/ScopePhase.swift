@@ -36,6 +36,12 @@ extension TokenEndpoint {
         case .clientCredentials(let requestedScope, let audience, let clientID):
             guard let apis else { throw OAuthError(.serverError, "internal error", detail: "no API store configured") }
             let (api, clientGrant) = try Self.resolveAPI(audience: audience, clientID: clientID, apis: apis)
+            // As Auth0: any requested scope outside the client grant refuses the whole request.
+            let outside = ScopeList.tokens(requestedScope).filter { !clientGrant.scopes.contains($0) }
+            guard outside.isEmpty else {
+                throw OAuthError(.accessDenied, "Client has not been granted scopes: \(outside.joined(separator: " "))",
+                                 detail: "\(clientID) asked \(outside) of \(api.identifier)")
+            }
             let scopes = Self.grantedScopes(requested: requestedScope, granted: clientGrant.scopes)
             return ScopeDecision(scopes: scopes, audience: api.identifier, machine: MachineIssuance(api: api, scopes: scopes))
         }

@@ -90,7 +90,7 @@ struct LogoutEndpoint: Sendable {
             switch continuation {
             case .redirect(let location):
                 response = HTTPResponse(status: 302)
-                response.headers.set("Location", location)
+                response.headers.set("Location", LocationValue.encode(location))
                 response.headers.set("Cache-Control", "no-store")
                 response.headers.set("Referrer-Policy", "no-referrer")
             case .signedOutPage(let appName):

@@ -12,7 +12,7 @@ enum AuthorizationRedirect {
             response = FormPostPage.render(issuer: services.issuer, action: target.redirectURI, fields: parameters)
         case .query:
             response = HTTPResponse(status: 302)
-            response.headers.set("Location", AuthorizationResponse.redirectURL(for: target, parameters: parameters))
+            response.headers.set("Location", LocationValue.encode(AuthorizationResponse.redirectURL(for: target, parameters: parameters)))
             response.headers.set("Cache-Control", "no-store")
             response.headers.set("Referrer-Policy", "no-referrer")
         }

@@ -14,6 +14,7 @@ struct AuthorizeEndpoint: Sendable {
         } catch {
             return UserFacingError.unreadable(message: error.description).response(issuer: services.issuer)
         }
+        if request.method == "HEAD" { return head(pairs) }
         var context = RequestContext(clientIP: request.clientIP)
         defer { services.record(context) }
         do throws(OAuthError) {
@@ -36,6 +37,23 @@ struct AuthorizeEndpoint: Sendable {
         } catch {
             services.logger.error("authorize_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
             return UserFacingError.failure(error, activity: .signIn, requestID: request.requestID).response(issuer: services.issuer)
+        }
+    }
+}
+
+extension AuthorizeEndpoint {
+    /// HEAD changes nothing: the status GET would answer for the request's own errors, else 200 with no body.
+    func head(_ pairs: [(String, String)]) -> HTTPResponse {
+        switch flow.inspect(pairs) {
+        case .errorPage(let status, let message, _)?:
+            return UserFacingError.signInRefused(status: status, message: message).response(issuer: services.issuer)
+        case .errorRedirect(let target, let error)?:
+            return AuthorizationRedirect.error(target, error, services: services)
+        case .showLogin?, .issued?, nil:
+            var response = HTTPResponse(status: 200)
+            response.headers.set("Content-Type", "text/html; charset=utf-8")
+            SecurityHeaders.noStore(&response)
+            return response
         }
     }
 }

@@ -39,7 +39,7 @@ struct LoginEndpoint: Sendable {
                 return response
             case .redirect(let url):
                 var response = HTTPResponse(status: 303)
-                response.headers.set("Location", url)
+                response.headers.set("Location", LocationValue.encode(url))
                 response.headers.set("Cache-Control", "no-store")
                 return response
             }
