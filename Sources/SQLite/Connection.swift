@@ -156,8 +156,14 @@ public final class Connection: @unchecked Sendable {
         if let cached = cache[sql] { return cached }
         let db = try openHandle(sql)
         var stmt: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let result = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+        // `tail` points into the C string, which lives only inside `withCString`: look at it there.
+        // (Read after an implicit String-to-pointer conversion, it could be a freed temporary.)
+        let (result, moreSQL) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let result = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+            guard result == SQLITE_OK, let tail, tail.pointee != 0 else { return (result, false) }
+            return (result, Self.compilesToStatement(db, tail))
+        }
         guard result == SQLITE_OK else {
             sqlite3_finalize(stmt)
             throw SQLiteError(resultCode: result, db: db, sql: sql)
@@ -167,7 +173,7 @@ public final class Connection: @unchecked Sendable {
         }
         // A second statement after the first would be silently ignored: refuse it instead,
         // which also keeps stacked-query injection out even if SQL were ever concatenated.
-        if let tail, tail.pointee != 0, try Self.compilesToStatement(db, tail) {
+        if moreSQL {
             sqlite3_finalize(stmt)
             throw SQLiteError.misuse("more than one statement; use execute(_:) for scripts", sql: sql)
         }
@@ -179,7 +185,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Whether `text` holds a statement, rather than only whitespace, semicolons or comments.
-    private static func compilesToStatement(_ db: OpaquePointer, _ text: UnsafePointer<CChar>) throws -> Bool {
+    private static func compilesToStatement(_ db: OpaquePointer, _ text: UnsafePointer<CChar>) -> Bool {
         var stmt: OpaquePointer?
         let result = sqlite3_prepare_v2(db, text, -1, &stmt, nil)
         defer { sqlite3_finalize(stmt) }
