@@ -18,7 +18,8 @@ public final class Connection: @unchecked Sendable {
     static let cacheLimit = 128
 
     /// Opens (creating unless `readOnly`) the database at `path` and applies the pragmas
-    /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`.
+    /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`,
+    /// and `auto_vacuum=INCREMENTAL` for a file it creates.
     public init(path: String, readOnly: Bool = false, busyTimeout: Duration = .seconds(5)) throws {
         self.path = path
         self.readOnly = readOnly
@@ -55,6 +56,14 @@ public final class Connection: @unchecked Sendable {
         var ignored: Int32 = 0
         _ = gh_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, &ignored)
         _ = gh_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored)
+
+        // A brand-new file takes incremental auto-vacuum, so space freed by purges can be given back
+        // (`Database.incrementalVacuum`). It must be chosen before the first table and before WAL
+        // mode writes the header; an existing file keeps its mode until a VACUUM (`idp-admin db vacuum`).
+        // (A failing read here is reported by the WAL step below, with the path.)
+        if !readOnly, (try? queryOne("PRAGMA page_count")?.int(0)) == 0 {
+            try execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
 
         // journal_mode answers with the mode in force: anything but "wal" (an in-memory
         // database, a directory that cannot hold the -wal file, a read-only non-WAL file)
