@@ -64,6 +64,9 @@ public final class Store: Sendable {
         try mapStorageErrors { try database.startBackgroundCheckpoints() }
     }
 
+    /// Sizes in bytes of the database file and its `-wal` file.
+    public func fileSizes() -> (database: Int64, wal: Int64) { database.fileSizes() }
+
     /// Closes every connection. Idempotent.
     public func close() {
         database.close()
