@@ -20,7 +20,7 @@ enum DatabaseMaintenanceCommands {
         run: { invocation in
             let settings = try invocation.settings()
             let store = try existingStore(invocation, settings.database)
-            let stats = try mapErrors { try DatabaseStats.collect(store, policy: policy(settings), at: Date()) }
+            let stats = try DatabaseCommands.mapErrors { try DatabaseStats.collect(store, policy: policy(settings), at: Date()) }
             var lines = [["TABLE", "ROWS", "DUE"]] + stats.tables.map { [$0.name, String($0.rows), $0.due.map(String.init) ?? "-"] }
             let widths = (0..<3).map { column in lines.map { $0[column].count }.max() ?? 0 }
             lines = lines.map { row in
@@ -53,8 +53,8 @@ enum DatabaseMaintenanceCommands {
         run: { invocation in
             let settings = try invocation.settings()
             let store = try existingStore(invocation, settings.database)
-            let report = try mapErrors { try Purger(store: store).purge(policy(settings), at: Date()) }
-            let reclaimed = try mapErrors { try SpaceReclaimer(store: store).reclaim() }
+            let report = try DatabaseCommands.mapErrors { try Purger(store: store).purge(policy(settings), at: Date()) }
+            let reclaimed = try DatabaseCommands.mapErrors { try SpaceReclaimer(store: store).reclaim() }
             _ = try? store.checkpoint()
             let rows = Dictionary(uniqueKeysWithValues: PurgeTable.allCases.map { ($0.rawValue, report.deleted[$0] ?? 0) })
             if report.total > 0 {
@@ -84,9 +84,9 @@ enum DatabaseMaintenanceCommands {
             let settings = try invocation.settings()
             let store = try existingStore(invocation, settings.database)
             let before = store.fileSizes()
-            try mapErrors { try store.database.vacuum() }
+            try DatabaseCommands.mapErrors { try store.database.vacuum() }
             let after = store.fileSizes()
-            let mode = try mapErrors { try store.database.pageStats().autoVacuum.name }
+            let mode = try DatabaseCommands.mapErrors { try store.database.pageStats().autoVacuum.name }
             try invocation.audit("db.vacuumed", details: ["bytes_before": String(before.database), "bytes_after": String(after.database)])
             return Output(json: ["database": settings.database, "bytes_before": before.database, "bytes_after": after.database,
                                  "auto_vacuum": mode],
@@ -99,9 +99,7 @@ enum DatabaseMaintenanceCommands {
     }
 
     private static func existingStore(_ invocation: Invocation, _ path: String) throws -> Store {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw AdminError.failed("database \(path) does not exist yet; idp creates it on first start (or run idp-admin db migrate)")
-        }
+        try DatabaseCommands.requireExists(path)
         return try invocation.store()
     }
 
@@ -114,15 +112,5 @@ enum DatabaseMaintenanceCommands {
     private static func milliseconds(_ duration: Duration) -> Double {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         return (milliseconds * 100).rounded() / 100
-    }
-
-    private static func mapErrors<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as AdminError {
-            throw error
-        } catch {
-            throw AdminError.failed(String(describing: error))
-        }
     }
 }

@@ -12,18 +12,7 @@ import TestSupport
     static func seed(_ directory: TemporaryDirectory) throws {
         let store = try Store(path: directory.file("data/idp.sqlite3"))
         defer { store.close() }
-        try SQLiteClientStore(store: store).create(Client(clientID: "app", name: "App", type: .native, createdAt: Date()))
-        let old = Int64(Date().timeIntervalSince1970) - 2 * 86_400
-        try store.database.write { connection in
-            for index in 0..<300 {
-                _ = try connection.run(
-                    "INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at) VALUES (?, 'app', '{}', 'c', ?, ?)",
-                    [.text("tx-\(index)"), .integer(old), .integer(old + 600)])
-            }
-            for _ in 0..<20 {
-                _ = try connection.run("INSERT INTO audit_events (time, event, actor, details) VALUES (?, 'old', 'system', '{}')", [.integer(old)])
-            }
-        }
+        try MaintenanceTaskTests.seedExpired(store, transactions: 300, auditEvents: 20, before: Date())
     }
 
     static func logEvents(_ daemon: Daemon, _ name: String) -> [[String: Any]] {

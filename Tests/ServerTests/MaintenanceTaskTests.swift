@@ -15,19 +15,25 @@ import TestSupport
     /// A store holding 1,000 expired login transactions and 50 audit events older than a day.
     static func seededStore() throws -> (Store, TemporaryDirectory) {
         let (store, directory) = try makeTestStore()
-        try SQLiteClientStore(store: store).create(Client(clientID: "app", name: "App", type: .native, createdAt: now))
-        let old = Int64(now.timeIntervalSince1970) - 2 * 86_400
+        try seedExpired(store, transactions: 1000, auditEvents: 50, before: now)
+        return (store, directory)
+    }
+
+    /// An application "app" with `transactions` login transactions and `auditEvents` audit events,
+    /// all two days older than `time`, as a daemon that never purged would have left them.
+    static func seedExpired(_ store: Store, transactions: Int, auditEvents: Int, before time: Date) throws {
+        try SQLiteClientStore(store: store).create(Client(clientID: "app", name: "App", type: .native, createdAt: time))
+        let old = Int64(time.timeIntervalSince1970) - 2 * 86_400
         try store.database.write { connection in
-            for index in 0..<1000 {
+            for index in 0..<transactions {
                 _ = try connection.run(
                     "INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at) VALUES (?, 'app', '{}', 'c', ?, ?)",
                     [.text("tx-\(index)"), .integer(old), .integer(old + 600)])
             }
-            for _ in 0..<50 {
+            for _ in 0..<auditEvents {
                 _ = try connection.run("INSERT INTO audit_events (time, event, actor, details) VALUES (?, 'old', 'system', '{}')", [.integer(old)])
             }
         }
-        return (store, directory)
     }
 
     static func settings(interval: Duration = .seconds(60), auditRetention: Duration = .seconds(86_400)) -> Settings {

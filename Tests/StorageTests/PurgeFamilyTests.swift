@@ -75,12 +75,18 @@ import TestSupport
         #expect(report.deleted[.refreshTokens] == 3 && report.deleted[.grants] == 1)
     }
 
+    /// One family "big" of `generations` tokens, expired two days ago.
+    private func bigExpiredFamily(generations: Int) throws -> PurgeFixture {
+        let fixture = try PurgeFixture()
+        try fixture.family("big", created: PurgeFixture.now - 40 * PurgeFixture.day, generations: generations, step: 60,
+                           expires: PurgeFixture.now - 2 * PurgeFixture.day)
+        return fixture
+    }
+
     /// A family larger than a batch is deleted over several transactions, oldest tokens first, and
     /// each transaction stays within the batch size.
     @Test func aLargeFamilySpansSeveralBatches() throws {
-        let fixture = try PurgeFixture()
-        try fixture.family("big", created: PurgeFixture.now - 40 * PurgeFixture.day, generations: 1234, step: 60,
-                           expires: PurgeFixture.now - 2 * PurgeFixture.day)
+        let fixture = try bigExpiredFamily(generations: 1234)
         var purger = Purger(store: fixture.store)
         purger.pause = .zero
         purger.batchSize = 500
@@ -92,9 +98,7 @@ import TestSupport
 
     /// Stopping mid-run (daemon shutdown) leaves a consistent database; the next run finishes.
     @Test func anInterruptedRunResumesNextTime() throws {
-        let fixture = try PurgeFixture()
-        try fixture.family("big", created: PurgeFixture.now - 40 * PurgeFixture.day, generations: 1200, step: 60,
-                           expires: PurgeFixture.now - 2 * PurgeFixture.day)
+        let fixture = try bigExpiredFamily(generations: 1200)
         var purger = Purger(store: fixture.store)
         purger.pause = .zero
         var steps = 0

@@ -20,6 +20,13 @@ import TestSupport
         try store.database.read { try $0.queryOne("SELECT count(*) FROM write_probe")?.int(0) ?? 0 }
     }
 
+    /// Writes work again: not ready until the hold-down since the last failure is over, then ready.
+    private func expectReadyAfterTheHoldDown(_ store: Store, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(throws: StorageError.self, sourceLocation: sourceLocation) { try store.checkWrites(Self.fast) }
+        Thread.sleep(forTimeInterval: 0.25)
+        try store.checkWrites(Self.fast)
+    }
+
     /// Fills the database up to `max_page_count` until a write fails; returns that error.
     private func fill(_ store: Store) throws -> StorageError? {
         let pages = try store.database.pageStats().pageCount
@@ -69,9 +76,7 @@ import TestSupport
         #expect(String(describing: refused).contains("full"))
         // Room again: still not ready within the hold-down, then a probe write brings it back by itself.
         try store.database.withWriter { try $0.execute("PRAGMA max_page_count = 1073741823") }
-        #expect(throws: StorageError.self) { try store.checkWrites(Self.fast) }
-        Thread.sleep(forTimeInterval: 0.25)
-        try store.checkWrites(Self.fast)
+        try expectReadyAfterTheHoldDown(store)
         #expect(try probes(store) == 1)
         #expect(!store.database.writeHealth.snapshot.isFailing)
         // Nothing stored before was damaged, and writes work.
@@ -92,9 +97,7 @@ import TestSupport
         #expect(String(describing: probed).contains("probe write failed"))
         try store.database.withWriter { try $0.execute("PRAGMA query_only = OFF") }
         // The failed probe started another hold-down; after it, the next probe succeeds.
-        #expect(throws: StorageError.self) { try store.checkWrites(Self.fast) }
-        Thread.sleep(forTimeInterval: 0.25)
-        try store.checkWrites(Self.fast)
+        try expectReadyAfterTheHoldDown(store)
         withExtendedLifetime(directory) {}
     }
 
