@@ -78,13 +78,19 @@ enum DatabaseCommands {
         })
 
     private static func open(_ path: String, mustExist: Bool) throws -> Database {
-        if mustExist && !FileManager.default.fileExists(atPath: path) {
-            throw AdminError.failed("database \(path) does not exist yet; idp creates it on first start (or run idp-admin db migrate)")
-        }
+        if mustExist { try requireExists(path) }
         return try mapErrors { try Database(path: path) }
     }
 
-    private static func mapErrors<T>(_ body: () throws -> T) throws -> T {
+    /// Commands that read an existing database say how to create one instead of creating it.
+    static func requireExists(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw AdminError.failed("database \(path) does not exist yet; idp creates it on first start (or run idp-admin db migrate)")
+        }
+    }
+
+    /// SQLite and storage errors as the operator sees them; admin errors pass through.
+    static func mapErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as AdminError {

@@ -75,6 +75,12 @@ public protocol RefreshTokenStore: Sendable {
     func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int]
 }
 
+extension RefreshRotation {
+    /// The longest overlap window an application may configure, in seconds (the reuse rule and
+    /// maintenance both rely on it).
+    public static let maximumReuseInterval = 60
+}
+
 /// The reuse rule of refresh rotation, which the protocol core owns (`OIDC/Token/RefreshReuseRule.swift`)
 /// and a store applies inside its rotation transaction to a token that was already rotated or revoked.
 public protocol RefreshReuseJudge: Sendable {

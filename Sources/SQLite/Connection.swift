@@ -18,7 +18,8 @@ public final class Connection: @unchecked Sendable {
     static let cacheLimit = 128
 
     /// Opens (creating unless `readOnly`) the database at `path` and applies the pragmas
-    /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`.
+    /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`,
+    /// and `auto_vacuum=INCREMENTAL` for a file it creates.
     public init(path: String, readOnly: Bool = false, busyTimeout: Duration = .seconds(5)) throws {
         self.path = path
         self.readOnly = readOnly
@@ -55,6 +56,14 @@ public final class Connection: @unchecked Sendable {
         var ignored: Int32 = 0
         _ = gh_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, &ignored)
         _ = gh_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored)
+
+        // A brand-new file takes incremental auto-vacuum, so space freed by purges can be given back
+        // (`Database.incrementalVacuum`). It must be chosen before the first table and before WAL
+        // mode writes the header; an existing file keeps its mode until a VACUUM (`idp-admin db vacuum`).
+        // (A failing read here is reported by the WAL step below, with the path.)
+        if !readOnly, (try? queryOne("PRAGMA page_count")?.int(0)) == 0 {
+            try execute("PRAGMA auto_vacuum = INCREMENTAL")
+        }
 
         // journal_mode answers with the mode in force: anything but "wal" (an in-memory
         // database, a directory that cannot hold the -wal file, a read-only non-WAL file)
@@ -156,8 +165,14 @@ public final class Connection: @unchecked Sendable {
         if let cached = cache[sql] { return cached }
         let db = try openHandle(sql)
         var stmt: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let result = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+        // `tail` points into the C string, which lives only inside `withCString`: look at it there.
+        // (Read after an implicit String-to-pointer conversion, it could be a freed temporary.)
+        let (result, moreSQL) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let result = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+            guard result == SQLITE_OK, let tail, tail.pointee != 0 else { return (result, false) }
+            return (result, Self.compilesToStatement(db, tail))
+        }
         guard result == SQLITE_OK else {
             sqlite3_finalize(stmt)
             throw SQLiteError(resultCode: result, db: db, sql: sql)
@@ -167,7 +182,7 @@ public final class Connection: @unchecked Sendable {
         }
         // A second statement after the first would be silently ignored: refuse it instead,
         // which also keeps stacked-query injection out even if SQL were ever concatenated.
-        if let tail, tail.pointee != 0, try Self.compilesToStatement(db, tail) {
+        if moreSQL {
             sqlite3_finalize(stmt)
             throw SQLiteError.misuse("more than one statement; use execute(_:) for scripts", sql: sql)
         }
@@ -179,7 +194,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Whether `text` holds a statement, rather than only whitespace, semicolons or comments.
-    private static func compilesToStatement(_ db: OpaquePointer, _ text: UnsafePointer<CChar>) throws -> Bool {
+    private static func compilesToStatement(_ db: OpaquePointer, _ text: UnsafePointer<CChar>) -> Bool {
         var stmt: OpaquePointer?
         let result = sqlite3_prepare_v2(db, text, -1, &stmt, nil)
         defer { sqlite3_finalize(stmt) }

@@ -15,6 +15,8 @@ public final class Database: Sendable {
     private let writerThread = Locked<pthread_t?>(nil)
     /// Set by `startBackgroundCheckpoints` (the daemon only).
     let checkpointer = Locked<BackgroundCheckpointer?>(nil)
+    /// The outcome of the last `write`s, for readiness (a full disk still answers reads).
+    public let writeHealth = WriteHealth()
 
     /// Opens the database at `path`, creating it and its parent directory if missing.
     public init(path: String, readers: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
@@ -69,7 +71,30 @@ public final class Database: Sendable {
     /// connection. A `read` inside `body` works but does not see the uncommitted writes.
     @discardableResult
     public func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try withWriter { try Self.transaction(on: $0, begin: "BEGIN IMMEDIATE", body) }
+        try write(timed: nil, body)
+    }
+
+    /// `write`, also returning how long the write lock was held (from taking it to after the
+    /// commit), for maintenance work that must stay short beside request traffic.
+    public func timedWrite<T>(_ body: (Connection) throws -> T) throws -> (value: T, held: Duration) {
+        var held = Duration.zero
+        let value = try write(timed: { held = $0 }, body)
+        return (value, held)
+    }
+
+    private func write<T>(timed: ((Duration) -> Void)?, _ body: (Connection) throws -> T) throws -> T {
+        do {
+            let value = try withWriter { connection in
+                let start = ContinuousClock.now
+                defer { timed?(ContinuousClock.now - start) }
+                return try Self.transaction(on: connection, begin: "BEGIN IMMEDIATE", body)
+            }
+            writeHealth.recordSuccess()
+            return value
+        } catch {
+            writeHealth.recordFailure(error)
+            throw error
+        }
     }
 
     /// Runs `body` on a reader inside a deferred read transaction, so every query in it

@@ -26,6 +26,8 @@ struct Composition: Sendable {
     let lifecycle: any LifecycleLookup
     /// Live browser sessions, for the `gatehouse_sessions_active` gauge.
     let liveSessionCount: @Sendable () -> Int
+    /// The longest window a throttle row is still read in; maintenance purges rows past it.
+    let throttleWindow: TimeInterval
 
     init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock()) {
         let issuer = settings.issuer.url
@@ -54,6 +56,7 @@ struct Composition: Sendable {
                                                                                 policy: Self.throttlePolicy(settings)))
         // Every checked attempt takes as long as the unknown-email path (negative-tests G07).
         credentials.measureFloor()
+        throttleWindow = max(credentials.throttle.policy.window, credentials.throttle.policy.addressWindow)
         credentials.pause = { OSThread.sleep(for: $0) }
         let authorizer = Authorizer(issuer: issuer, clients: clients, clock: clock, hintKeys: keys, apis: apis)
         var flow = SignInFlow(issuer: issuer, authorizer: authorizer,

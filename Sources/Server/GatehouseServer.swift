@@ -14,6 +14,7 @@ public final class GatehouseServer: Sendable {
     private let keyRing: KeyRing
     private let keyRefresher = PeriodicTask()
     private let audit: AuditRecorder
+    private let maintenance: MaintenanceTask
     private let http: HTTPServer
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
     public let production: ProductionServices
@@ -41,6 +42,9 @@ public final class GatehouseServer: Sendable {
         audit = parts.services.auditRecorder
         let routes = Routes(parts: parts, store: store)
         production.metrics.setActiveSessions(parts.liveSessionCount)
+        production.metrics.setDatabaseFiles { [store] in store.fileSizes() }
+        maintenance = MaintenanceTask(store: store, settings: settings, throttleWindow: parts.throttleWindow,
+                                      logger: logger, metrics: production.metrics)
         var configuration = HTTPServerConfiguration(settings)
         production.install(into: &configuration)
         http = HTTPServer(configuration: configuration, responder: routes.responder(), logger: logger)
@@ -55,6 +59,7 @@ public final class GatehouseServer: Sendable {
             audit.start()
             let admin = try startAdmin()
             adminAddresses.withLock { $0 = admin }
+            maintenance.start()
             return bound
         } catch let error as StartupError {
             throw error
@@ -84,6 +89,7 @@ public final class GatehouseServer: Sendable {
         http.shutdown()
         production.stopAdmin()
         keyRefresher.stop()
+        maintenance.stop()  // Ends after its current batch.
         audit.stop()  // Writes the events of the last requests before the database closes.
         store.close()
     }

@@ -5,6 +5,8 @@ public enum EffectiveSettings {
             "listen": settings.listen.description,
             "issuer": settings.issuer.url,
             "database": settings.database,
+            "maintenance_interval": ValueParsers.describe(settings.maintenanceInterval),
+            "audit_retention": ValueParsers.describe(settings.auditRetention),
             "log_level": settings.logLevel.rawValue,
             "connection_name": settings.connectionName,
             "session_lifetime": ValueParsers.describe(settings.sessionLifetime),

@@ -5,6 +5,10 @@ public struct Settings: Sendable, Equatable {
     public var listen: ListenTarget = .tcp(host: "127.0.0.1", port: 8080)
     public var issuer: Issuer = Settings.defaultIssuer(for: .tcp(host: "127.0.0.1", port: 8080))!
     public var database: String = "data/idp.sqlite3"
+    /// How often the background purge runs (it also runs at start); zero turns it off.
+    public var maintenanceInterval: Duration = .seconds(60)
+    /// Audit events older than this are purged.
+    public var auditRetention: Duration = .seconds(30 * 86_400)
     public var logLevel: LogLevel = .info
     /// The user database's name: the `realm` of the password-realm grant (Auth0's default name).
     public var connectionName: String = "Username-Password-Authentication"

@@ -18,9 +18,11 @@ public struct AuditStore: Sendable {
     public func append(_ events: [AuditEvent], chunk: Int = 128) throws(StorageError) {
         guard !events.isEmpty else { return }
         let rows: [[SQLValue]] = events.map { event in
-            [.integer(Int64(event.time.timeIntervalSince1970)), .text(event.event), SQLValue(optional: event.userID),
-             SQLValue(optional: event.clientID), SQLValue(optional: event.ip), .text(event.actor),
-             .text(StringMapJSON.encode(event.details))]
+            [.integer(Int64(event.time.timeIntervalSince1970)), .text(Self.capped(event.event, Self.maximumNameBytes)),
+             SQLValue(optional: event.userID.map { Self.capped($0, Self.maximumIDBytes) }),
+             SQLValue(optional: event.clientID.map { Self.capped($0, Self.maximumIDBytes) }),
+             SQLValue(optional: event.ip.map { Self.capped($0, Self.maximumNameBytes) }), .text(Self.capped(event.actor, Self.maximumNameBytes)),
+             .text(StringMapJSON.encode(Self.capped(event.details)))]
         }
         let step = max(1, chunk)
         try mapStorageErrors {
@@ -34,6 +36,41 @@ public struct AuditStore: Sendable {
                 }
             }
         }
+    }
+
+    /// Ids as stored: a client id is echoed from the request (`/authorize?client_id=…`), so an
+    /// anonymous caller decides its length; 128 bytes holds every id Gatehouse issues.
+    public static let maximumIDBytes = 128
+    /// Event names, actors, addresses and detail keys.
+    public static let maximumNameBytes = 64
+    /// Each detail value (a reason may quote request input), and at most `maximumDetails` of them.
+    public static let maximumValueBytes = 256
+    public static let maximumDetails = 16
+
+    /// `text` cut to at most `bytes` UTF-8 bytes at a character boundary, ending in "…" when cut.
+    static func capped(_ text: String, _ bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var kept = ""
+        var used = 3  // the ellipsis
+        for character in text {
+            let size = character.utf8.count
+            guard used + size <= bytes else { break }
+            kept.append(character)
+            used += size
+        }
+        return kept + "…"
+    }
+
+    /// Details with keys and values capped, the first `maximumDetails` keys (in key order) kept.
+    static func capped(_ details: [String: String]) -> [String: String] {
+        let oversized = details.count > maximumDetails
+            || details.contains { $0.key.utf8.count > maximumNameBytes || $0.value.utf8.count > maximumValueBytes }
+        guard oversized else { return details }
+        var result: [String: String] = [:]
+        for (key, value) in details.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).prefix(maximumDetails) {
+            result[capped(key, maximumNameBytes)] = capped(value, maximumValueBytes)
+        }
+        return result
     }
 
     /// The newest `limit` events, oldest first.

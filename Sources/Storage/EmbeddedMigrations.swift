@@ -292,5 +292,25 @@ CREATE UNIQUE INDEX refresh_tokens_by_hash ON refresh_tokens (token_hash);
 """#,
             checksum: "ca925c66ac6749481c25183eb7ba5c86b6e9419da48397d095f30c28d71e250e"
         ),
+        Migration(
+            version: 6,
+            name: "maintenance",
+            sql: #"""
+-- 0006_maintenance: what the background purge (Storage/Purger.swift) and readiness need.
+
+-- Deleting a session sets authorization_codes.session_id to NULL (ON DELETE SET NULL), which
+-- without an index scans every code once per deleted session, under the write lock.
+CREATE INDEX authorization_codes_by_session ON authorization_codes (session_id);
+
+-- One row that /readyz rewrites when it must find out whether writes work again (a full disk
+-- still answers reads). Nothing else reads it.
+CREATE TABLE write_probe (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    probed_at   INTEGER NOT NULL
+);
+
+"""#,
+            checksum: "af31284654b3351dc5c420cf534f31ff7b3f39e0cac201979b45d3758c1a6991"
+        ),
     ]
 }

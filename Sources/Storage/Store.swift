@@ -7,6 +7,8 @@ public final class Store: Sendable {
     public let database: Database
     /// Shared by every `SQLiteClientStore` over this store.
     let clientCache = ClientCache()
+    /// The last write probe, for `checkWrites()`.
+    let writeProbe = WriteProbe()
 
     /// Opens (creating if needed, with its parent directory) the database at `path` and applies
     /// pending migrations. Throws `StoreOpenError` with a message for the operator.
@@ -36,7 +38,7 @@ public final class Store: Sendable {
         self.database = database
     }
 
-    /// A `SELECT 1` on a reader, for /readyz.
+    /// A `SELECT 1` on a reader, for /readyz (with `checkWrites()`).
     public func ping() throws(StorageError) {
         try mapStorageErrors {
             _ = try database.read { try $0.queryOne("SELECT 1") }
@@ -61,6 +63,9 @@ public final class Store: Sendable {
     public func startBackgroundCheckpoints() throws(StorageError) {
         try mapStorageErrors { try database.startBackgroundCheckpoints() }
     }
+
+    /// Sizes in bytes of the database file and its `-wal` file.
+    public func fileSizes() -> (database: Int64, wal: Int64) { database.fileSizes() }
 
     /// Closes every connection. Idempotent.
     public func close() {

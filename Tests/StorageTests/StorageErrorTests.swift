@@ -16,12 +16,16 @@ import Storage
         (SQLiteResult.full, "unavailable"),
         (SQLiteResult.ioError, "unavailable"),
         (SQLiteResult.ioError | (4 << 8), "unavailable"),      // SQLITE_IOERR_FSYNC
+        (SQLiteResult.ioError | (3 << 8), "unavailable"),      // SQLITE_IOERR_WRITE (a failing or full device)
+        (SQLiteResult.ioError | (13 << 8), "unavailable"),     // SQLITE_IOERR_FSTAT
         (SQLiteResult.readOnly, "unavailable"),
+        (SQLiteResult.readOnly | (4 << 8), "unavailable"),     // SQLITE_READONLY_DBMOVED
+        (SQLiteResult.readOnly | (6 << 8), "unavailable"),     // SQLITE_READONLY_DIRECTORY
         (SQLiteResult.cantOpen, "unavailable"),
         (SQLiteResult.error, "internal"),
         (SQLiteResult.misuse, "internal"),
         (Int32(11), "internal"),                               // SQLITE_CORRUPT
-    ])
+    ] as [(Int32, String)])
     func mapping(code: Int32, expected: String) {
         let mapped = StorageError(SQLiteError(extendedCode: code, message: "m", sql: "SELECT 1"))
         let kind = switch mapped {

@@ -7,7 +7,7 @@ import Model
 /// family's revocation commit together.
 public struct RefreshReuseRule: RefreshReuseJudge {
     /// The longest overlap window an application may configure, in seconds.
-    public static let maximumWindow = 60
+    public static let maximumWindow = RefreshRotation.maximumReuseInterval
 
     /// Seconds after a rotation in which presenting the old token again returns the same successor
     /// (for a client that lost the response); 0 disables the window.

@@ -253,7 +253,14 @@ public final class GatehouseMetrics: Sendable {
     public let refreshTokenReuse: Counter
     /// `gatehouse_database_query_duration_seconds`.
     public let databaseQueryDuration: Histogram
+    /// `gatehouse_maintenance_runs_total{result}`: `ok` or `error`.
+    public let maintenanceRuns: Counter
+    /// `gatehouse_maintenance_rows_purged_total{table}`.
+    public let rowsPurged: Counter
+    /// `gatehouse_maintenance_pages_released_total`: free pages given back to the file system.
+    public let pagesReleased: Counter
     private let activeSessions = ProviderBox()
+    private let storage = StorageGauges()
 
     /// Methods kept as their own label value; anything else is counted as `other`.
     static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
@@ -270,6 +277,24 @@ public final class GatehouseMetrics: Sendable {
                                              help: "Rotated refresh tokens presented again (the token family is revoked).")
         databaseQueryDuration = registry.histogram("gatehouse_database_query_duration_seconds",
                                                    help: "SQLite query time (readiness pings and timed queries).")
+        maintenanceRuns = registry.counter("gatehouse_maintenance_runs_total", help: "Background purge runs by result.", labels: ["result"])
+        rowsPurged = registry.counter("gatehouse_maintenance_rows_purged_total", help: "Rows the background purge deleted, by table.",
+                                      labels: ["table"])
+        pagesReleased = registry.counter("gatehouse_maintenance_pages_released_total",
+                                         help: "Free database pages given back to the file system (incremental vacuum).")
+        registry.gauge("gatehouse_maintenance_last_run_seconds", help: "Wall time of the last background purge run.") { [storage] in
+            storage.lastRun.withLock { $0.seconds }
+        }
+        registry.gauge("gatehouse_maintenance_longest_write_hold_seconds",
+                       help: "Longest time one batch of the last purge run held the write lock.") { [storage] in
+            storage.lastRun.withLock { $0.longestHold }
+        }
+        registry.gauge("gatehouse_database_file_bytes", help: "Size of the SQLite database file.") { [storage] in
+            Double(storage.files.withLock { $0 }?().database ?? 0)
+        }
+        registry.gauge("gatehouse_database_wal_bytes", help: "Size of the SQLite write-ahead log (-wal file).") { [storage] in
+            Double(storage.files.withLock { $0 }?().wal ?? 0)
+        }
         registry.gauge("gatehouse_active_sessions", help: "Browser sessions currently active.") { [activeSessions] in
             Double(activeSessions.provider.withLock { $0 }?() ?? 0)
         }
@@ -281,6 +306,22 @@ public final class GatehouseMetrics: Sendable {
     public func recordLogin(result: String) { logins.increment(result) }
     public func recordTokenIssued(grantType: String) { tokensIssued.increment(grantType) }
     public func recordRefreshTokenReuse() { refreshTokenReuse.increment() }
+
+    /// One background purge run: rows per table (table names are a fixed set), its wall time, the
+    /// longest write-lock hold of its batches and the pages released after it.
+    public func recordMaintenance(rows: [String: Int], seconds: Double, longestHold: Double, pagesReleased released: Int) {
+        maintenanceRuns.increment("ok")
+        for (table, count) in rows where count > 0 { rowsPurged.increment(table, by: Double(count)) }
+        if released > 0 { pagesReleased.increment(by: Double(released)) }
+        storage.lastRun.withLock { $0 = (seconds, longestHold) }
+    }
+
+    public func recordMaintenanceFailure() { maintenanceRuns.increment("error") }
+
+    /// Sets the callback read at each scrape for `gatehouse_database_file_bytes` and `_wal_bytes` (two stat calls).
+    public func setDatabaseFiles(_ provider: @escaping @Sendable () -> (database: Int64, wal: Int64)) {
+        storage.files.withLock { $0 = provider }
+    }
 
     /// Sets the callback read at each scrape for `gatehouse_active_sessions`.
     public func setActiveSessions(_ provider: @escaping @Sendable () -> Int) { activeSessions.provider.withLock { $0 = provider } }
@@ -301,6 +342,12 @@ public final class GatehouseMetrics: Sendable {
         httpRequests.increment(route, methodLabel, String(status))
         httpRequestDuration.observe(duration, route)
     }
+}
+
+/// The last maintenance run and the database file sizes, read by the gauges at scrape time.
+final class StorageGauges: Sendable {
+    let lastRun = Mutex<(seconds: Double, longestHold: Double)>((0, 0))
+    let files = Mutex<(@Sendable () -> (database: Int64, wal: Int64))?>(nil)
 }
 
 final class ProviderBox: Sendable {

@@ -120,21 +120,7 @@ struct AdminEndpoints: Sendable {
             response.headers.set("Cache-Control", "no-store")
             return response
         }
-        let store = self.store
-        let logger = self.logger
-        router.add("GET", "readyz", execution: .worker) { request in
-            var response: HTTPResponse
-            do {
-                try metrics.timeDatabaseQuery { try store.ping() }
-                response = HTTPResponse.json(Array(#"{"status":"ok"}"#.utf8))
-            } catch {
-                logger.error("readiness_failed", ["request_id": .string(request.requestID), "error": .string(String(describing: error))])
-                response = HTTPResponse.json(Array(#"{"status":"unavailable","reason":"database"}"#.utf8), status: 503)
-                response.headers.set("Retry-After", "1")
-            }
-            response.headers.set("Cache-Control", "no-store")
-            return response
-        }
+        router.add("GET", "readyz", execution: .worker, HealthHandlers(store: store, logger: logger, metrics: metrics).readiness)
         let selfCheck = self.selfCheck
         router.add("GET", "proxyz", execution: .inline) { _ in
             let report = selfCheck.report

@@ -1,0 +1,217 @@
+import FoundationEssentials
+import Glibc
+import Model
+import SQLite
+
+/// What one purge run deleted and what it cost the writer.
+public struct PurgeReport: Sendable, Equatable {
+    /// Rows deleted per table (tables with none are absent).
+    public internal(set) var deleted: [PurgeTable: Int] = [:]
+    /// Write transactions used; each deletes at most `Purger.batchSize` rows (one more for a family's grant).
+    public internal(set) var writeBatches = 0
+    /// The longest time one batch held the write lock, from taking it to after its commit.
+    public internal(set) var longestHold: Duration = .zero
+    public internal(set) var totalHold: Duration = .zero
+    /// Wall time of the run, pauses and reads included.
+    public internal(set) var duration: Duration = .zero
+    /// `shouldContinue` said stop before the run was done.
+    public internal(set) var interrupted = false
+
+    public init() {}
+
+    public var total: Int { deleted.values.reduce(0, +) }
+
+    mutating func record(_ table: PurgeTable, _ rows: Int, held: Duration) {
+        if rows > 0 { deleted[table, default: 0] += rows }
+        writeBatches += 1
+        totalHold += held
+        longestHold = max(longestHold, held)
+    }
+}
+
+/// Deletes what `RetentionPolicy` says no rule needs any more (the rules are in `PurgeRules.swift`).
+///
+/// Off the request path and in small steps: due rows are found on a reader (which never blocks
+/// the writer in WAL mode), then deleted by primary key, at most `batchSize` rows per write
+/// transaction, each row's condition checked again under the write lock, with a `pause` between
+/// transactions so request writers queued on the lock go first. A run interrupted or failed
+/// half-way leaves a consistent database; the next run picks up what is left.
+public struct Purger: Sendable {
+    let database: Database
+    /// Rows deleted per write transaction; no statement deletes more. Measured on 20,000 expired
+    /// login transactions beside a concurrent writer: 200 rows hold the lock about 1.3 ms per batch
+    /// (longest ~5 ms), 500 rows about 3.5 ms (longest ~11 ms), for 50,000 and 65,000 rows/s.
+    public var batchSize = 200
+    /// Rows a keyset scan reads per query (on a reader).
+    public var window = 2000
+    /// Sleep between write transactions.
+    public var pause: Duration = .milliseconds(2)
+
+    public init(store: Store) { database = store.database }
+
+    /// One run over every rule at `now`. `shouldContinue` is asked before each step (the daemon's
+    /// shutdown says no); the run then ends early with `interrupted` set.
+    public func purge(_ policy: RetentionPolicy, at now: Date,
+                      shouldContinue: () -> Bool = { true }) throws(StorageError) -> PurgeReport {
+        let started = ContinuousClock.now
+        var report = PurgeReport()
+        try mapStorageErrors {
+            let (before, after) = PurgeRule.rules(policy, at: now)
+            for rule in before where !report.interrupted { try run(rule, &report, shouldContinue) }
+            if !report.interrupted { try purgeFamilies(FamilyRule.bindings(policy, at: now), &report, shouldContinue) }
+            for rule in after where !report.interrupted { try run(rule, &report, shouldContinue) }
+        }
+        report.duration = ContinuousClock.now - started
+        return report
+    }
+
+    /// How many rows each table has that a run at `now` would delete (full scans on a reader, for `idp-admin db stats`).
+    public func dueCounts(_ policy: RetentionPolicy, at now: Date) throws(StorageError) -> [PurgeTable: Int] {
+        try mapStorageErrors {
+            try database.read { connection in
+                func count(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
+                    try connection.queryOne(sql, sql.parameters([.null, .null] + bindings))?.int(0) ?? 0
+                }
+                var counts: [PurgeTable: Int] = [:]
+                let (before, after) = PurgeRule.rules(policy, at: now)
+                for rule in before + after { counts[rule.table, default: 0] += try count(rule.countDue, rule.bindings) }
+                let family = FamilyRule.bindings(policy, at: now)
+                counts[.grants] = try count(FamilyRule.countGrants, family)
+                counts[.refreshTokens] = try count(FamilyRule.countTokens, family)
+                return counts
+            }
+        }
+    }
+
+    // MARK: - Single-table rules
+
+    private func run(_ rule: PurgeRule, _ report: inout PurgeReport, _ shouldContinue: () -> Bool) throws {
+        switch rule.scan {
+        case .expiryIndex:
+            while true {
+                guard shouldContinue() else { return report.interrupted = true }
+                let keys = try database.read { connection in
+                    try connection.query(rule.candidates, rule.candidates.parameters([rule.start, .integer(Int64(batchSize))] + rule.bindings))
+                        .compactMap { $0[0] }
+                }
+                guard !keys.isEmpty else { return }
+                let deleted = try delete(keys[...], rule, &report)
+                // Fewer than asked for: none left. Fewer deleted than found: the rest changed
+                // meanwhile and would be found again; leave them to the next run.
+                if keys.count < batchSize || deleted < keys.count { return }
+            }
+        case .keyset(let cursor), .oldestFirst(let cursor):
+            var pending: [SQLValue] = []
+            let oldestFirst = if case .oldestFirst = rule.scan { true } else { false }
+            let finished = try scan(cursor: cursor, start: rule.start, candidates: rule.candidates, bindings: rule.bindings,
+                                    stopAtCleanWindow: oldestFirst, shouldContinue) { keys in
+                pending += keys
+                while pending.count >= batchSize {
+                    _ = try delete(pending.prefix(batchSize), rule, &report)
+                    pending.removeFirst(batchSize)
+                }
+            }
+            if !finished { report.interrupted = true }
+            if !pending.isEmpty && finished { _ = try delete(pending[...], rule, &report) }
+        }
+    }
+
+    /// Visits the table in key order, `window` keys per read, handing each window's due keys to
+    /// `found`. Returns false when `shouldContinue` stopped it.
+    private func scan(cursor cursorSQL: String, start: SQLValue, candidates: String, bindings: [SQLValue], stopAtCleanWindow: Bool,
+                      _ shouldContinue: () -> Bool, found: ([SQLValue]) throws -> Void) throws -> Bool {
+        var cursor = start
+        while true {
+            guard shouldContinue() else { return false }
+            let (end, keys) = try database.read { connection -> (SQLValue?, [SQLValue]) in
+                guard let end = try connection.queryOne(cursorSQL, [cursor, .integer(Int64(window))])?[0], end != .null else {
+                    return (nil, [])
+                }
+                let keys = try connection.query(candidates, candidates.parameters([cursor, end] + bindings)).compactMap { $0[0] }
+                return (end, keys)
+            }
+            guard let end else { return true }
+            if !keys.isEmpty { try found(keys) }
+            if stopAtCleanWindow && keys.isEmpty { return true }
+            cursor = end
+        }
+    }
+
+    /// Deletes `keys` (at most one batch) in one write transaction; returns the rows deleted.
+    private func delete(_ keys: ArraySlice<SQLValue>, _ rule: PurgeRule, _ report: inout PurgeReport) throws -> Int {
+        let count = rule.delete.highestParameter
+        let (deleted, held) = try database.timedWrite { connection in
+            var deleted = 0
+            for key in keys {
+                deleted += try connection.run(rule.delete, Array(([key, .null] + rule.bindings).prefix(count)))
+            }
+            return deleted
+        }
+        report.record(rule.table, deleted, held: held)
+        rest()
+        return deleted
+    }
+
+    // MARK: - Token families
+
+    private func purgeFamilies(_ bindings: [SQLValue], _ report: inout PurgeReport, _ shouldContinue: () -> Bool) throws {
+        var pending: [SQLValue] = []
+        let finished = try scan(cursor: FamilyRule.window, start: .text(""), candidates: FamilyRule.candidates, bindings: bindings,
+                                stopAtCleanWindow: false, shouldContinue) { grants in
+            pending += grants
+            // A family may hold many tokens: collect a batch's worth of families, then delete them
+            // over as many transactions as their rows need.
+            if pending.count >= batchSize {
+                try deleteFamilies(pending, bindings, &report, shouldContinue)
+                pending = []
+            }
+        }
+        if !finished { report.interrupted = true }
+        if !pending.isEmpty && !report.interrupted { try deleteFamilies(pending, bindings, &report, shouldContinue) }
+    }
+
+    /// Deletes each family still due, oldest tokens first and the grant last, at most `batchSize`
+    /// rows per transaction; a family larger than that spans several.
+    private func deleteFamilies(_ grants: [SQLValue], _ bindings: [SQLValue], _ report: inout PurgeReport,
+                                _ shouldContinue: () -> Bool) throws {
+        let check = FamilyRule.stillDue.highestParameter
+        var next = 0
+        while next < grants.count {
+            guard shouldContinue() else { return report.interrupted = true }
+            var tokens = 0
+            var families = 0
+            let (_, held) = try database.timedWrite { connection in
+                var budget = batchSize
+                while budget > 0, next < grants.count {
+                    let grant = grants[next]
+                    guard try connection.queryOne(FamilyRule.stillDue, Array(([grant, .null] + bindings).prefix(check))) != nil else {
+                        next += 1
+                        continue
+                    }
+                    let removed = try connection.run(FamilyRule.deleteTokens, [grant, .integer(Int64(budget))])
+                    tokens += removed
+                    budget -= removed
+                    if removed == 0 {
+                        families += try connection.run(FamilyRule.deleteGrant, [grant])
+                        budget -= 1
+                        next += 1
+                    }
+                }
+            }
+            report.record(.refreshTokens, tokens, held: held)
+            if families > 0 { report.deleted[.grants, default: 0] += families }
+            rest()
+        }
+    }
+
+    /// Lets request writers waiting on the lock take it before the next batch.
+    private func rest() { Self.sleep(pause) }
+
+    static func sleep(_ duration: Duration) {
+        guard duration > .zero else { return }
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    }
+}

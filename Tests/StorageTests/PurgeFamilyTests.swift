@@ -1,0 +1,118 @@
+import Foundation
+import Model
+import OIDC
+import SQLite
+import Storage
+import Testing
+import TestSupport
+
+/// Reuse detection must outlive maintenance: a live family keeps every rotated digest, so an old
+/// token presented after a purge is still recognised as reuse; once the family is dead it goes whole.
+@Suite struct PurgeFamilyTests {
+    static let start = Date(timeIntervalSince1970: TimeInterval(PurgeFixture.now))
+
+    /// r0 → r1 → r2 through the real store, a day apart, in a family that lives 30 days.
+    private func rotatedFamily(_ fixture: PurgeFixture) throws -> SQLiteRefreshTokenStore {
+        let grants = SQLiteGrantStore(store: fixture.store)
+        try grants.create(Grant(grantID: "family", clientID: fixture.clientID, userID: fixture.userID, sessionID: nil,
+                                scope: "openid offline_access", authTime: Self.start, createdAt: Self.start))
+        let tokens = SQLiteRefreshTokenStore(store: fixture.store)
+        func token(_ index: Int, at time: Date) -> RefreshToken {
+            RefreshToken(tokenHash: "r\(index)", grantID: "family", clientID: fixture.clientID, userID: fixture.userID,
+                         scope: "openid offline_access", issuedAt: time, expiresAt: Self.start + 30 * 86_400)
+        }
+        try tokens.insert(token(0, at: Self.start))
+        for index in 1...2 {
+            let time = Self.start + TimeInterval(index) * 86_400
+            guard case .rotated = try tokens.rotate(tokenHash: "r\(index - 1)", successor: token(index, at: time), judge: RefreshReuseRule(window: 0), at: time) else {
+                throw StorageError.internal("rotation \(index) failed")
+            }
+        }
+        return tokens
+    }
+
+    private func purge(_ fixture: PurgeFixture, at date: Date) throws -> PurgeReport {
+        try fixture.purge(at: Int64(date.timeIntervalSince1970))
+    }
+
+    @Test func rotatedDigestsSurviveWhileTheFamilyLivesAndReuseIsStillDetected() throws {
+        let fixture = try PurgeFixture()
+        let tokens = try rotatedFamily(fixture)
+        // Ten days in: the family is live (its newest token is 8 days old, idle limit 15).
+        let later = Self.start + 10 * 86_400
+        let report = try purge(fixture, at: later)
+        #expect(report.deleted[.refreshTokens] == nil && report.deleted[.grants] == nil)
+        for hash in ["r0", "r1", "r2"] { #expect(try tokens.find(tokenHash: hash) != nil, "\(hash) was purged from a live family") }
+        let successor = RefreshToken(tokenHash: "r9", grantID: "family", clientID: fixture.clientID, userID: fixture.userID,
+                                     scope: "openid offline_access", issuedAt: later, expiresAt: Self.start + 30 * 86_400)
+        guard case .reused(let token) = try tokens.rotate(tokenHash: "r0", successor: successor, judge: RefreshReuseRule(window: 0), at: later) else {
+            Issue.record("presenting r0 after a maintenance run was not detected as reuse")
+            return
+        }
+        #expect(token.tokenHash == "r0")
+    }
+
+    @Test func aRevokedFamilyGoesWholeAfterTheGracePeriod() throws {
+        let fixture = try PurgeFixture()
+        let tokens = try rotatedFamily(fixture)
+        let revokedAt = Self.start + 3 * 86_400
+        try SQLiteGrantStore(store: fixture.store).revoke(grantID: "family", at: revokedAt, reason: "test")
+        // Within the day of grace everything stays (an operator can still look at it).
+        #expect(try purge(fixture, at: revokedAt + 86_399).total == 0)
+        #expect(try fixture.count("refresh_tokens") == 3)
+        let report = try purge(fixture, at: revokedAt + 86_400)
+        #expect(report.deleted[.refreshTokens] == 3 && report.deleted[.grants] == 1)
+        #expect(try fixture.count("refresh_tokens") == 0 && fixture.count("grants") == 0)
+        // A token of the purged family is simply unknown now.
+        #expect(try tokens.find(tokenHash: "r0") == nil)
+    }
+
+    @Test func anExpiredFamilyGoesWholeAfterTheGracePeriod() throws {
+        let fixture = try PurgeFixture(idleLifetime: 60 * 86_400)
+        _ = try rotatedFamily(fixture)
+        let expiry = Self.start + 30 * 86_400
+        #expect(try purge(fixture, at: expiry + 86_399).total == 0)
+        let report = try purge(fixture, at: expiry + 86_400)
+        #expect(report.deleted[.refreshTokens] == 3 && report.deleted[.grants] == 1)
+    }
+
+    /// One family "big" of `generations` tokens, expired two days ago.
+    private func bigExpiredFamily(generations: Int) throws -> PurgeFixture {
+        let fixture = try PurgeFixture()
+        try fixture.family("big", created: PurgeFixture.now - 40 * PurgeFixture.day, generations: generations, step: 60,
+                           expires: PurgeFixture.now - 2 * PurgeFixture.day)
+        return fixture
+    }
+
+    /// A family larger than a batch is deleted over several transactions, oldest tokens first, and
+    /// each transaction stays within the batch size.
+    @Test func aLargeFamilySpansSeveralBatches() throws {
+        let fixture = try bigExpiredFamily(generations: 1234)
+        var purger = Purger(store: fixture.store)
+        purger.pause = .zero
+        purger.batchSize = 500
+        let report = try purger.purge(RetentionPolicy(), at: Self.start)
+        #expect(report.deleted[.refreshTokens] == 1234 && report.deleted[.grants] == 1)
+        #expect(report.writeBatches == 3)
+        #expect(try fixture.count("refresh_tokens") == 0)
+    }
+
+    /// Stopping mid-run (daemon shutdown) leaves a consistent database; the next run finishes.
+    @Test func anInterruptedRunResumesNextTime() throws {
+        let fixture = try bigExpiredFamily(generations: 1200)
+        var purger = Purger(store: fixture.store)
+        purger.pause = .zero
+        var steps = 0
+        let first = try purger.purge(RetentionPolicy(), at: Self.start) {
+            steps += 1
+            return steps < 7  // three expiry-index rules, two windows of the grant scan, one family batch
+        }
+        #expect(first.interrupted)
+        let left = try fixture.count("refresh_tokens")
+        #expect(left > 0 && left < 1200)
+        #expect(try fixture.exists("grants", "grant_id", .text("big")))
+        #expect(try fixture.store.database.integrityCheck() == ["ok"])
+        let second = try purger.purge(RetentionPolicy(), at: Self.start)
+        #expect(!second.interrupted && second.deleted[.refreshTokens] == left && second.deleted[.grants] == 1)
+    }
+}
