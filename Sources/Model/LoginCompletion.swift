@@ -11,23 +11,25 @@ public struct LoginCompletion: Sendable, Equatable {
     public var clearedThrottleKeys: [String]
     /// The browser session the login starts; nil for the password grants.
     public var session: Session?
-    /// The login transaction the session is attached to; nil for the password grants.
-    public var transactionIDHash: String?
+    /// The login transaction, stored now with the session attached (until the login it lived only in
+    /// its sealed cookie); nil for the password grants.
+    public var transaction: LoginTransaction?
 
     public init(userID: String, time: Date, rehashedPassword: String? = nil, clearedThrottleKeys: [String] = [],
-                session: Session? = nil, transactionIDHash: String? = nil) {
+                session: Session? = nil, transaction: LoginTransaction? = nil) {
         self.userID = userID
         self.time = time
         self.rehashedPassword = rehashedPassword
         self.clearedThrottleKeys = clearedThrottleKeys
         self.session = session
-        self.transactionIDHash = transactionIDHash
+        self.transaction = transaction
     }
 }
 
 /// Commits a successful login in ONE transaction: the user's login count and time (and a rehash),
-/// the throttle reset, the new session and its attachment to the login transaction.
+/// the throttle reset, the new session and the login transaction it is attached to.
 public protocol SignInStore: Sendable {
-    /// Throws `.notFound` when the user or the named transaction no longer exists; nothing is then changed.
+    /// Throws `.notFound` when the user no longer exists and `.alreadyExists` when the transaction
+    /// was already completed; nothing is then changed.
     func completeLogin(_ completion: LoginCompletion) throws(StorageError)
 }

@@ -63,6 +63,7 @@ struct Composition: Sendable {
                               stores: .init(clients: clients, users: users, sessions: sessionStore,
                                             transactions: SQLiteLoginTransactionStore(store: store), codes: codes, signIns: signIns),
                               authenticators: [PasswordAuthenticator(credentials: credentials)], clock: clock,
+                              seal: TransactionSeal(key: keyRing.derivedKey(purpose: "gatehouse login transaction seal v1")),
                               sessionLifetime: TimeInterval(settings.sessionLifetime.components.seconds))
         flow.deviceLabel = { ClientInfo.label($0) }
         self.flow = flow

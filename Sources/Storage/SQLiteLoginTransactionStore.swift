@@ -9,19 +9,20 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
     public init(store: Store) { database = store.database }
 
     public func create(_ transaction: LoginTransaction) throws(StorageError) {
-        let parameters = Self.encode(transaction.parameters)
         try mapStorageErrors {
-            try database.write { connection in
-                _ = try connection.run(
-                    """
-                    INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at, session_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [.text(transaction.idHash), .text(transaction.clientID), .text(parameters), .text(transaction.csrfHash),
-                     SQLValue(date: transaction.createdAt), SQLValue(date: transaction.expiresAt),
-                     SQLValue(optional: transaction.sessionID)])
-            }
+            try database.write { connection in try Self.insert(transaction, into: connection) }
         }
+    }
+
+    /// Inserts the transaction inside the caller's transaction.
+    static func insert(_ transaction: LoginTransaction, into connection: Connection) throws {
+        _ = try connection.run(
+            """
+            INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at, session_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.text(transaction.idHash), .text(transaction.clientID), .text(encode(transaction.parameters)), .text(transaction.csrfHash),
+             SQLValue(date: transaction.createdAt), SQLValue(date: transaction.expiresAt), SQLValue(optional: transaction.sessionID)])
     }
 
     /// nil when unknown, or expired at `time` (expiry is exclusive: valid while `time < expiresAt`).

@@ -3,7 +3,7 @@ import Model
 import SQLite
 
 /// A successful login in one `BEGIN IMMEDIATE` transaction: the user's login count and time (and a
-/// rehash), the throttle reset, the new session and its attachment to the login transaction. A
+/// rehash), the throttle reset, the new session and the login transaction it is attached to. A
 /// crash or failure at any step leaves none of them (no session without its login, no half-done login).
 public struct SQLiteSignInStore: SignInStore {
     let database: Database
@@ -18,8 +18,9 @@ public struct SQLiteSignInStore: SignInStore {
                 for key in completion.clearedThrottleKeys { try SQLiteLoginThrottleStore.clear(key: key, on: connection) }
                 if let session = completion.session {
                     try SQLiteSessionStore.insert(session, into: connection)
-                    if let transaction = completion.transactionIDHash {
-                        try SQLiteLoginTransactionStore.attachSession(idHash: transaction, sessionID: session.sessionID, on: connection)
+                    if var transaction = completion.transaction {
+                        transaction.sessionID = session.sessionID
+                        try SQLiteLoginTransactionStore.insert(transaction, into: connection)
                     }
                 }
             }

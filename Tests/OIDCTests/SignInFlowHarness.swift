@@ -28,6 +28,7 @@ struct UpstreamStub: Authenticator {
 /// The sign-in flow over memory stores, a hand-moved clock and counting randomness.
 final class SignInFlowHarness: @unchecked Sendable {
     static let password = "correct horse battery staple"
+    static let seal = TransactionSeal(key: Array(repeating: 9, count: 32))
     static let api = API(apiID: "api-1", identifier: "https://api.example.com/", name: "API", scopes: ["read:things", "write:things"],
                          createdAt: Fixture.epoch)
 
@@ -49,7 +50,7 @@ final class SignInFlowHarness: @unchecked Sendable {
                           stores: .init(clients: clients, users: users, sessions: sessions, transactions: transactions, codes: codes,
                                         signIns: signIns),
                           authenticators: [PasswordAuthenticator(credentials: credentials), UpstreamStub()], clock: clock,
-                          random: random, sessionLifetime: 86_400)
+                          random: random, seal: Self.seal, sessionLifetime: 86_400)
     }()
 
     init() throws {
@@ -78,6 +79,6 @@ final class SignInFlowHarness: @unchecked Sendable {
         context.clientIP = ip
         let form = ["tx": screen.transactionID, "csrf_token": csrf ?? screen.csrfToken, "email": email, "password": password,
                     "action": action]
-        return try flow.submit(form, transactionCookie: cookie ?? screen.transactionID, context: &context)
+        return try flow.submit(form, transactionCookie: cookie ?? screen.transactionCookie, context: &context)
     }
 }

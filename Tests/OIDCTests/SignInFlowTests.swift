@@ -71,14 +71,18 @@ struct SignInFlowDecisionTests {
         #expect(context.events.map(\.kind) == (row.event.map { [$0] } ?? []))
     }
 
-    /// The login page's transaction: stored under the digest of a random id, with the validated request.
-    @Test func theLoginPageStartsATransaction() throws {
+    /// The login page's transaction: sealed in its cookie with the validated request, under a random
+    /// id the form carries — and nothing stored for an anonymous visitor.
+    @Test func theLoginPageSealsATransactionAndStoresNothing() throws {
         let harness = try SignInFlowHarness()
         let screen = try harness.loginScreen(Fixture.nativeAuthorize([("login_hint", "alice@example.com")]))
         #expect(screen.newTransactionMaxAge == 900)
         #expect(screen.appName == Fixture.native.name && screen.email == "alice@example.com")
         #expect(screen.redirectURI == Fixture.nativeCallback)
-        let stored = try #require(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now))
+        #expect(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now) == nil)
+        let cookie = try #require(screen.transactionCookie)
+        let (id, stored) = try #require(SignInFlowHarness.seal.open(cookie))
+        #expect(id == screen.transactionID && stored.idHash == SecretDigest.hash(id))
         #expect(stored.clientID == Fixture.native.clientID && stored.sessionID == nil)
         #expect(stored.csrfHash == CSRFToken.hash(screen.csrfToken))
         #expect(stored.parameters["state"] == "state-123" && stored.parameters["nonce"] == "nonce-456")
@@ -89,7 +93,7 @@ struct SignInFlowDecisionTests {
         let harness = try SignInFlowHarness()
         let screen = try harness.loginScreen(Fixture.nativeAuthorize([("audience", SignInFlowHarness.api.identifier)], dropping: ["scope"])
                                              + [("scope", "read:things openid bogus offline_access")])
-        let stored = try #require(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now))
+        let (_, stored) = try #require(SignInFlowHarness.seal.open(try #require(screen.transactionCookie)))
         #expect(stored.parameters["scope"] == "openid offline_access read:things")
     }
 
@@ -182,7 +186,7 @@ struct SignInFlowDecisionTests {
         #expect(session.deviceName == "curl/8")
         #expect(session.ip == "198.51.100.7")
         #expect(try harness.transactions.find(idHash: SecretDigest.hash(screen.transactionID), at: harness.clock.now)?.sessionID
-                == session.sessionID)
+                == session.sessionID, "the transaction is stored with its session by the login's commit")
         #expect(try harness.throttle.state(key: pairKey) == nil)
         #expect(try harness.users.find(userID: Fixture.alice.userID)?.lastLoginAt == harness.clock.now)
     }
@@ -193,7 +197,7 @@ struct SignInFlowDecisionTests {
         let screen = try harness.loginScreen()
         var context = RequestContext(clientIP: "198.51.100.7")
         guard case .signedIn(_, let cookie, _) = try harness.submit(screen, context: &context) else { Issue.record("not signed in"); return }
-        let step = try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID)
+        let step = try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionCookie)
         guard case .issued(let target, let code) = step else { Issue.record("no code: \(step)"); return }
         #expect(target.redirectURI == Fixture.nativeCallback && target.state == "state-123" && target.issuer == Fixture.issuer)
         let session = try #require(try harness.sessions.find(cookieHash: SecretDigest.hash(cookie)))
@@ -201,49 +205,63 @@ struct SignInFlowDecisionTests {
             Issue.record("the code was not stored"); return
         }
         #expect(stored.sessionID == session.sessionID && stored.nonce == "nonce-456" && stored.codeChallenge == Fixture.challenge)
-        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionCookie) == .expired)
     }
 
     @Test func resumeWithoutALoginOrWithAnEndedSessionIsExpired() throws {
         let harness = try SignInFlowHarness()
         let screen = try harness.loginScreen()
-        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionCookie) == .expired)
         #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: nil) == .expired)
         var context = RequestContext(clientIP: "198.51.100.7")
         guard case .signedIn(_, let cookie, _) = try harness.submit(screen, context: &context) else { Issue.record("not signed in"); return }
         let session = try #require(try harness.sessions.find(cookieHash: SecretDigest.hash(cookie)))
         try harness.sessions.end(sessionID: session.sessionID, at: harness.clock.now)
-        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionID) == .expired)
+        #expect(try harness.flow.resume(transactionID: screen.transactionID, transactionCookie: screen.transactionCookie) == .expired)
     }
 
-    /// A commit that fails leaves the user signed out: no session, no count, the form's failure kept.
-    @Test func aFailedCommitLeavesNoHalfDoneLogin() throws {
+    /// A second post of a form whose transaction already signed in (another tab, a double click):
+    /// the commit refuses, the page says the sign-in expired, and nothing else changes.
+    @Test func aCompletedTransactionCannotSignInTwice() throws {
         let harness = try SignInFlowHarness()
         let screen = try harness.loginScreen()
-        // The transaction disappears between the password check and the commit (another tab completed it).
-        let gone = GoneTransactionStore(inner: harness.signIns)
-        let flow = SignInFlow(issuer: Fixture.issuer, authorizer: harness.flow.authorizer,
-                              stores: .init(clients: harness.clients, users: harness.users, sessions: harness.sessions,
-                                            transactions: harness.transactions, codes: harness.codes, signIns: gone),
-                              authenticators: [PasswordAuthenticator(credentials: CredentialCheck(
-                                  users: harness.users, throttle: LoginThrottle(store: harness.throttle, clock: harness.clock)))],
-                              clock: harness.clock, random: harness.random, sessionLifetime: 86_400)
         var context = RequestContext(clientIP: "198.51.100.7")
-        let form = ["tx": screen.transactionID, "csrf_token": screen.csrfToken, "email": Fixture.alice.email,
-                    "password": SignInFlowHarness.password, "action": "login"]
-        #expect(throws: OAuthError.self) { try flow.submit(form, transactionCookie: screen.transactionID, context: &context) }
-        #expect(try harness.sessions.list(userID: Fixture.alice.userID).isEmpty)
-        #expect(try harness.users.find(userID: Fixture.alice.userID)?.loginsCount == 0)
-        #expect(context.events.isEmpty)
+        guard case .signedIn = try harness.submit(screen, context: &context) else { Issue.record("not signed in"); return }
+        var again = RequestContext(clientIP: "198.51.100.7")
+        #expect(try harness.submit(screen, context: &again) == .expired)
+        #expect(try harness.sessions.list(userID: Fixture.alice.userID).count == 1)
+        #expect(try harness.users.find(userID: Fixture.alice.userID)?.loginsCount == 1)
+        #expect(harness.signIns.commitCount == 1)
+        #expect(again.events.isEmpty)
     }
-}
 
-/// A sign-in store whose transaction vanished just before the commit: it refuses, as the real ones do.
-struct GoneTransactionStore: SignInStore {
-    let inner: MemorySignInStore
-    func completeLogin(_ completion: LoginCompletion) throws(StorageError) {
-        var vanished = completion
-        vanished.transactionIDHash = "vanished"
-        try inner.completeLogin(vanished)
+    /// A cookie sealed under another key, or changed in one byte, names no transaction.
+    @Test func aForgedTransactionCookieIsExpired() throws {
+        let harness = try SignInFlowHarness()
+        let screen = try harness.loginScreen()
+        let cookie = try #require(screen.transactionCookie)
+        let other = TransactionSeal(key: Array(repeating: 1, count: 32))
+        let (_, transaction) = try #require(SignInFlowHarness.seal.open(cookie))
+        let foreign = try #require(other.seal(transaction, id: screen.transactionID))
+        var tampered = Array(cookie.utf8)
+        tampered[tampered.count / 2] = tampered[tampered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        for bad in [foreign, String(decoding: tampered, as: UTF8.self), screen.transactionID] {
+            var context = RequestContext(clientIP: "198.51.100.7")
+            #expect(try harness.submit(screen, cookie: bad, context: &context) == .expired)
+        }
+    }
+
+    /// A request too long to seal into a cookie is refused back to the app, not stored.
+    @Test func anOverlongRequestIsRefusedNotStored() throws {
+        let harness = try SignInFlowHarness()
+        var context = RequestContext(clientIP: "198.51.100.7")
+        let pairs = Fixture.nativeAuthorize(dropping: ["state", "nonce"])
+            + [("state", String(repeating: "s", count: 2048)), ("nonce", String(repeating: "n", count: 2048))]
+        guard case .errorRedirect(let target, let error) = try harness.authorize(pairs, context: &context) else {
+            Issue.record("an overlong request was accepted"); return
+        }
+        #expect(error.code == .invalidRequest && target.state == String(repeating: "s", count: 2048))
+        // A 2 KB state alone still fits (negative-tests A17).
+        _ = try harness.loginScreen(Fixture.nativeAuthorize(dropping: ["state"]) + [("state", String(repeating: "s", count: 2048))])
     }
 }

@@ -10,25 +10,27 @@ import TestSupport
 struct SignInStoreTests {
     static let throttleKey = "pair:alice|198.51.100.7"
 
-    /// A user, a pending login transaction and a failure counted for the pair.
+    static let transaction = LoginTransaction(idHash: "tx-hash", clientID: Sample.client().clientID,
+                                              parameters: ["client_id": Sample.client().clientID], csrfHash: "csrf",
+                                              createdAt: Sample.now, expiresAt: Sample.now + 900)
+
+    /// A user and a failure counted for the pair; the transaction lives only in its cookie so far.
     private func seeded(_ backend: StoreBackend) throws -> (StoreSet, User, LoginTransaction) {
         let stores = try backend.make()
         let client = Sample.client()
         let user = Sample.user()
         try stores.clients.create(client)
         try stores.users.create(user)
-        let transaction = LoginTransaction(idHash: "tx-hash", clientID: client.clientID, parameters: ["client_id": client.clientID],
-                                           csrfHash: "csrf", createdAt: Sample.now, expiresAt: Sample.now + 900)
-        try stores.transactions.create(transaction)
+        let transaction = Self.transaction
         _ = try stores.throttle.update(key: Self.throttleKey) { _ in
             ThrottleState(key: Self.throttleKey, failures: 3, windowStartedAt: Sample.now, lastFailureAt: Sample.now)
         }
         return (stores, user, transaction)
     }
 
-    private func completion(_ user: User, transaction: String = "tx-hash") -> LoginCompletion {
+    private func completion(_ user: User) -> LoginCompletion {
         LoginCompletion(userID: user.userID, time: Sample.now + 10, rehashedPassword: "$scrypt$new", clearedThrottleKeys: [Self.throttleKey],
-                        session: Sample.session("sid-new", user: user, cookieHash: "cookie-new"), transactionIDHash: transaction)
+                        session: Sample.session("sid-new", user: user, cookieHash: "cookie-new"), transaction: Self.transaction)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -53,12 +55,20 @@ struct SignInStoreTests {
         #expect(try stores.sessions.list(userID: user.userID).isEmpty)
     }
 
-    /// A transaction gone before the commit (completed in another tab, purged): nothing changes.
+    /// A transaction completed before (another tab, a second post): `.alreadyExists`, nothing changes.
     @Test(arguments: StoreBackend.allCases)
-    func aMissingTransactionChangesNothing(_ backend: StoreBackend) throws {
-        let (stores, user, _) = try seeded(backend)
-        #expect(throws: StorageError.self) { try stores.signIns.completeLogin(completion(user, transaction: "gone")) }
-        try expectUntouched(stores, user)
+    func aCompletedTransactionChangesNothing(_ backend: StoreBackend) throws {
+        let (stores, user, transaction) = try seeded(backend)
+        var earlier = transaction
+        earlier.sessionID = "sid-earlier"
+        try stores.transactions.create(earlier)
+        do {
+            try stores.signIns.completeLogin(completion(user))
+            Issue.record("a completed transaction completed again")
+        } catch {
+            guard case .alreadyExists = error else { Issue.record("expected alreadyExists, got \(error)"); return }
+        }
+        try expectUntouched(stores, user, transactionSession: "sid-earlier")
     }
 
     /// An unknown user (deleted meanwhile): nothing changes.
@@ -71,7 +81,7 @@ struct SignInStoreTests {
         try expectUntouched(stores, user)
     }
 
-    /// A crash between the steps: SQLite fails the last statement (the attachment) after the user,
+    /// A crash between the steps: SQLite fails the last statement (the transaction's insert) after the user,
     /// throttle and session writes ran; the transaction rolls them back.
     @Test func aFailureAtTheLastStepRollsBackTheOthers() throws {
         let (store, directory) = try makeTestStore()
@@ -85,14 +95,12 @@ struct SignInStoreTests {
         let user = Sample.user()
         try stores.clients.create(client)
         try stores.users.create(user)
-        try stores.transactions.create(LoginTransaction(idHash: "tx-hash", clientID: client.clientID, parameters: [:], csrfHash: "csrf",
-                                                        createdAt: Sample.now, expiresAt: Sample.now + 900))
         _ = try stores.throttle.update(key: Self.throttleKey) { _ in
             ThrottleState(key: Self.throttleKey, failures: 3, windowStartedAt: Sample.now, lastFailureAt: Sample.now)
         }
         try store.database.write { connection in
             _ = try connection.run("""
-                CREATE TEMP TRIGGER fail_attach BEFORE UPDATE OF session_id ON main.login_transactions
+                CREATE TEMP TRIGGER fail_attach BEFORE INSERT ON main.login_transactions
                 BEGIN SELECT RAISE(ABORT, 'injected failure at the last step of a login'); END
                 """)
         }
@@ -100,11 +108,12 @@ struct SignInStoreTests {
         try expectUntouched(stores, user)
     }
 
-    private func expectUntouched(_ stores: StoreSet, _ user: User, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectUntouched(_ stores: StoreSet, _ user: User, transactionSession: String? = nil,
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
         let after = try #require(try stores.users.find(userID: user.userID), sourceLocation: sourceLocation)
         #expect(after.loginsCount == 0 && after.lastLoginAt == nil && after.passwordHash == user.passwordHash, sourceLocation: sourceLocation)
         #expect(try stores.throttle.state(key: Self.throttleKey)?.failures == 3, sourceLocation: sourceLocation)
         #expect(try stores.sessions.find(sessionID: "sid-new") == nil, sourceLocation: sourceLocation)
-        #expect(try stores.transactions.find(idHash: "tx-hash", at: Sample.now)?.sessionID == nil, sourceLocation: sourceLocation)
+        #expect(try stores.transactions.find(idHash: "tx-hash", at: Sample.now)?.sessionID == transactionSession, sourceLocation: sourceLocation)
     }
 }

@@ -30,8 +30,8 @@ public final class MemorySignInStore: SignInStore, @unchecked Sendable {
                       !database.sessions.values.contains(where: { $0.cookieHash == session.cookieHash }) else {
                     throw .alreadyExists("session \(session.sessionID)")
                 }
-                if let transaction = completion.transactionIDHash, database.transactions[transaction] == nil {
-                    throw .notFound("login transaction")
+                if let transaction = completion.transaction, database.transactions[transaction.idHash] != nil {
+                    throw .alreadyExists("login transaction")
                 }
             }
             user.loginsCount += 1
@@ -40,7 +40,10 @@ public final class MemorySignInStore: SignInStore, @unchecked Sendable {
             database.users[completion.userID] = user
             if let session = completion.session {
                 database.sessions[session.sessionID] = session
-                if let transaction = completion.transactionIDHash { database.transactions[transaction]?.sessionID = session.sessionID }
+                if var transaction = completion.transaction {
+                    transaction.sessionID = session.sessionID
+                    database.transactions[transaction.idHash] = transaction
+                }
             }
         }
         for key in completion.clearedThrottleKeys { try throttle.clear(key: key) }

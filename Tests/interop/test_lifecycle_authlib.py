@@ -12,6 +12,7 @@ import requests
 from authlib.integrations.requests_client import OAuth2Session
 
 from flows import PASSWORD, assert_code_callback, fetch_jwks, query, random_value, sign_in, unique_email, verify_jwt
+from authlib.integrations.base_client.errors import OAuthError
 
 pytestmark = pytest.mark.signin
 
@@ -126,10 +127,18 @@ def test_client_credentials_for_a_machine_app(gatehouse_tls):
     deployment.admin("apis", "create", "--identifier", api, "--name", "Lifecycle API", "--scopes", "read:items,write:items")
     app = deployment.admin("apps", "create", "--name", "Lifecycle worker", "--type", "m2m")
     deployment.admin("apps", "grant", app["client_id"], "--api", api, "--scopes", "read:items")
-    client = session_for(deployment, app, None, "client_secret_basic", scope="read:items write:items")
+    # A scope outside the client grant refuses the whole request (403 access_denied), as Auth0 does.
+    greedy = session_for(deployment, app, None, "client_secret_basic", scope="read:items write:items")
+    try:
+        greedy.fetch_token(deployment.url("oauth/token"), grant_type="client_credentials", audience=api)
+        raise AssertionError("a scope outside the grant was issued")
+    except OAuthError as error:
+        assert error.error == "access_denied", error
+        assert error.description == "Client has not been granted scopes: write:items", error
 
+    client = session_for(deployment, app, None, "client_secret_basic", scope="read:items")
     token = client.fetch_token(deployment.url("oauth/token"), grant_type="client_credentials", audience=api)
-    assert token["scope"] == "read:items", "scopes outside the grant are dropped"
+    assert token["scope"] == "read:items"
     assert "refresh_token" not in token and "id_token" not in token, token
     claims = verify_jwt(token["access_token"], fetch_jwks(deployment.issuer, deployment.verify), "RS256").claims
     assert claims["aud"] == api and claims["sub"] == app["client_id"] and claims["client_id"] == app["client_id"], claims

@@ -7,11 +7,11 @@ import Model
 ///
 ///     authorize ─┬─ error page │ error redirect             (Authorizer's checks)
 ///                ├─ code at once                            (a live SSO session satisfies the request)
-///                └─ login form, in a new login transaction
+///                └─ login form, its transaction sealed in a cookie (nothing stored)
 ///     submit ────┬─ expired │ CSRF refused │ cancelled
 ///                ├─ an authenticator's answer: form again │ throttled │ redirect upstream
-///                └─ authenticated → ONE commit (login count, rehash, throttle reset, session,
-///                   attached to the transaction) → continue to resume
+///                └─ authenticated → ONE commit (login count, rehash, throttle reset, session, and
+///                   the transaction stored with it) → continue to resume
 ///     resume ────┬─ expired
 ///                └─ the code, to the validated redirect URI
 ///
@@ -45,6 +45,8 @@ public struct SignInFlow: Sendable {
     public let authenticators: [String: any Authenticator]
     public let clock: any Clock
     public let random: any RandomSource
+    /// Seals pending transactions into their cookie.
+    public let seal: TransactionSeal
     /// How long a user has to complete the login form.
     public var transactionLifetime: TimeInterval = 15 * 60
     /// How long a browser session lives after its login.
@@ -53,7 +55,7 @@ public struct SignInFlow: Sendable {
     public var deviceLabel: @Sendable (String?) -> String? = { _ in nil }
 
     public init(issuer: String, authorizer: Authorizer, stores: Stores, authenticators: [any Authenticator], clock: any Clock,
-                random: any RandomSource = SystemRandom(), sessionLifetime: TimeInterval) {
+                random: any RandomSource = SystemRandom(), seal: TransactionSeal, sessionLifetime: TimeInterval) {
         self.issuer = issuer
         self.authorizer = authorizer
         self.stores = stores
@@ -64,6 +66,7 @@ public struct SignInFlow: Sendable {
         self.authenticators = byAction
         self.clock = clock
         self.random = random
+        self.seal = seal
         self.sessionLifetime = sessionLifetime
     }
 
@@ -89,7 +92,11 @@ public struct SignInFlow: Sendable {
             return .errorRedirect(target, error)
         case .login(let request, let reason):
             guard let client else { throw OAuthError(.serverError, "internal error", detail: "login decided without a client") }
-            return .showLogin(try startTransaction(request, client: client), reason: reason)
+            guard let screen = startTransaction(request, client: client) else {
+                return .errorRedirect(request.target(issuer: issuer),
+                                      OAuthError(.invalidRequest, "the authorization request is too long", detail: "sealed transaction over the cookie limit"))
+            }
+            return .showLogin(screen, reason: reason)
         case .issueCode(let request, let live):
             guard let user, let client else {
                 throw OAuthError(.serverError, "internal error", detail: "SSO decided without a user or client")
@@ -119,17 +126,18 @@ public struct SignInFlow: Sendable {
         return found
     }
 
-    /// Keeps the validated request server-side, behind a random id only the browser's cookie holds.
-    func startTransaction(_ request: AuthorizationRequest, client: Client) throws(OAuthError) -> LoginScreen {
+    /// Seals the validated request into the transaction cookie; nothing is stored. nil when the
+    /// request is too long to fit a cookie (no real client sends kilobytes of state and nonce).
+    func startTransaction(_ request: AuthorizationRequest, client: Client) -> LoginScreen? {
         let transactionID = random.token(bytes: 32)
         let csrf = CSRFToken.make(random: random)
         let now = clock.now
         let transaction = LoginTransaction(idHash: SecretDigest.hash(transactionID), clientID: client.clientID,
                                            parameters: request.parameters(), csrfHash: csrf.hash, createdAt: now,
                                            expiresAt: now.addingTimeInterval(transactionLifetime))
-        try storage { () throws(StorageError) in try stores.transactions.create(transaction) }
+        guard let cookie = seal.seal(transaction, id: transactionID) else { return nil }
         return LoginScreen(transactionID: transactionID, csrfToken: csrf.token, appName: client.name, email: request.loginHint,
-                           redirectURI: request.redirectURI, newTransactionMaxAge: Int(transactionLifetime))
+                           redirectURI: request.redirectURI, newTransactionMaxAge: Int(transactionLifetime), transactionCookie: cookie)
     }
 
     // MARK: - submit
@@ -137,7 +145,7 @@ public struct SignInFlow: Sendable {
     /// `POST /login` with the form's fields (first value of each) and the transaction cookie's value.
     public func submit(_ form: [String: String], transactionCookie: String?,
                        context: inout RequestContext) throws(OAuthError) -> LoginStep {
-        guard let (transactionID, transaction) = try findTransaction(id: form["tx"], cookie: transactionCookie) else { return .expired }
+        guard let (transactionID, transaction) = findTransaction(id: form["tx"], cookie: transactionCookie) else { return .expired }
         // The CSRF token is bound to this transaction (negative-tests G01).
         guard CSRFToken.matches(form["csrf_token"], hash: transaction.csrfHash) else { return .forbidden }
         guard let request = AuthorizationRequest(parameters: transaction.parameters),
@@ -146,7 +154,6 @@ public struct SignInFlow: Sendable {
         }
         let action = form["action"] ?? "login"
         if action == "cancel" {
-            _ = try storage { () throws(StorageError) in try stores.transactions.consume(idHash: transaction.idHash) }
             context.record(.loginCancelled, clientID: client.clientID)
             return .cancelled(request.target(issuer: issuer), OAuthError(.accessDenied, "The user cancelled the sign-in."))
         }
@@ -155,10 +162,14 @@ public struct SignInFlow: Sendable {
         switch try authenticator.authenticate(submission, context: &context) {
         case .authenticated(let user, let rehashed, let throttleKeys):
             let (session, cookie) = newSession(for: user, request: request, context: context)
-            try storage { () throws(StorageError) in
+            do {
                 try stores.signIns.completeLogin(LoginCompletion(
                     userID: user.userID, time: session.authTime, rehashedPassword: rehashed, clearedThrottleKeys: throttleKeys,
-                    session: session, transactionIDHash: transaction.idHash))
+                    session: session, transaction: transaction))
+            } catch .alreadyExists {
+                return .expired  // This transaction already signed someone in (a second post of the form).
+            } catch {
+                throw OAuthError(storage: error)
             }
             context.record(.loginSucceeded, userID: user.userID, clientID: client.clientID)
             return .signedIn(resumeURL: issuer + Self.resumePath + "?tx=" + transactionID, sessionCookie: cookie,
@@ -187,10 +198,12 @@ public struct SignInFlow: Sendable {
 
     /// `GET /authorize/resume?tx=…` after a successful login: the code for the stored request.
     public func resume(transactionID: String?, transactionCookie: String?) throws(OAuthError) -> ResumeStep {
-        guard let (_, transaction) = try findTransaction(id: transactionID, cookie: transactionCookie),
+        guard let (_, sealed) = findTransaction(id: transactionID, cookie: transactionCookie) else { return .expired }
+        let now = clock.now
+        // Stored by the login that completed it; single use from here.
+        guard let transaction = try storage({ () throws(StorageError) in try stores.transactions.find(idHash: sealed.idHash, at: now) }),
               let sessionID = transaction.sessionID,
               let request = AuthorizationRequest(parameters: transaction.parameters) else { return .expired }
-        let now = clock.now
         let found = try storage { () throws(StorageError) -> (Session, User)? in
             guard let session = try stores.sessions.find(sessionID: sessionID), session.isLive(at: now),
                   let user = try stores.users.find(userID: session.userID),
@@ -202,14 +215,12 @@ public struct SignInFlow: Sendable {
         return .issued(request.target(issuer: issuer), code: code)
     }
 
-    /// The login transaction named by both the browser's cookie and the form or URL: the two must
-    /// agree, so a transaction id alone (e.g. from a leaked URL) is useless.
-    func findTransaction(id: String?, cookie: String?) throws(OAuthError) -> (String, LoginTransaction)? {
-        guard let cookie, let id, !cookie.isEmpty, ConstantTime.equals(Array(cookie.utf8), Array(id.utf8)) else { return nil }
-        let now = clock.now
-        guard let transaction = try storage({ () throws(StorageError) in
-            try stores.transactions.find(idHash: SecretDigest.hash(id), at: now)
-        }) else { return nil }
+    /// The login transaction sealed in the browser's cookie, when the form or URL names the same id
+    /// and it has not expired: the two must agree, so a transaction id alone (e.g. from a leaked URL)
+    /// is useless, and so is a cookie without the page it came with.
+    func findTransaction(id: String?, cookie: String?) -> (String, LoginTransaction)? {
+        guard let cookie, let id, !cookie.isEmpty, let (sealedID, transaction) = seal.open(cookie),
+              ConstantTime.equals(Array(sealedID.utf8), Array(id.utf8)), clock.now < transaction.expiresAt else { return nil }
         return (id, transaction)
     }
 }

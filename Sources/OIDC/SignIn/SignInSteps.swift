@@ -1,6 +1,6 @@
 /// The login form as the flow wants it shown; the web layer renders it (`Server/Web/LoginPage`).
 public struct LoginScreen: Sendable, Equatable {
-    /// The login transaction, posted back as `tx` and held in the transaction cookie.
+    /// The login transaction's id, posted back as `tx`; the transaction itself is sealed in its cookie.
     public var transactionID: String
     /// The raw token whose SHA-256 the transaction stores, posted back as `csrf_token`.
     public var csrfToken: String
@@ -12,6 +12,8 @@ public struct LoginScreen: Sendable, Equatable {
     public var redirectURI: String
     /// Set for a new transaction: the web layer sets its cookie for this many seconds.
     public var newTransactionMaxAge: Int?
+    /// The new transaction's sealed cookie value (`TransactionSeal`).
+    public var transactionCookie: String?
 }
 
 /// What `GET|POST /authorize` does (`SignInFlow.authorize`).

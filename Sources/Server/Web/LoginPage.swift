@@ -47,8 +47,8 @@ enum LoginPage {
     static func render(_ screen: LoginScreen, issuer: Issuer, cookies: CookieSpec, status: Int = 200) -> HTTPResponse {
         var response = render(appName: screen.appName, issuer: issuer, transactionID: screen.transactionID, csrfToken: screen.csrfToken,
                               email: screen.email, errorMessage: screen.errorMessage, status: status, redirectURI: screen.redirectURI)
-        if let maxAge = screen.newTransactionMaxAge {
-            response.headers.add("Set-Cookie", cookies.set(.transaction, value: screen.transactionID, maxAge: maxAge))
+        if let maxAge = screen.newTransactionMaxAge, let sealed = screen.transactionCookie {
+            response.headers.add("Set-Cookie", cookies.set(.transaction, value: sealed, maxAge: maxAge))
         }
         return response
     }
