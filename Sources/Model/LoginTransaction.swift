@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-/// A pending authorization: the validated /authorize request, kept server-side between
-/// showing the login form and issuing the code. The browser holds only its id in a cookie.
+/// A pending authorization: the validated /authorize request, kept between showing the login form
+/// and issuing the code — sealed in the browser's cookie until the login, then stored with its session.
 public struct LoginTransaction: Sendable, Equatable {
-    /// Digest of the id the cookie carries.
+    /// Digest of the transaction id (the form's `tx`).
     public var idHash: String
     public var clientID: String
     /// The validated authorization request parameters (redirect_uri, state, nonce, scope, PKCE, …).
@@ -27,11 +27,12 @@ public struct LoginTransaction: Sendable, Equatable {
     }
 }
 
+/// Login transactions that completed a sign-in (stored by `SignInStore.completeLogin` with their
+/// session; until then a transaction lives only in its sealed cookie), for the single-use continuation.
 public protocol LoginTransactionStore: Sendable {
     func create(_ transaction: LoginTransaction) throws(StorageError)
     /// nil when unknown or expired at `time`.
     func find(idHash: String, at time: Date) throws(StorageError) -> LoginTransaction?
-    func attachSession(idHash: String, sessionID: String) throws(StorageError)
     /// Single use: deletes it and returns whether it existed.
     func consume(idHash: String) throws(StorageError) -> Bool
 }

@@ -35,19 +35,6 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
         }
     }
 
-    /// Throws `.notFound` for an unknown id.
-    public func attachSession(idHash: String, sessionID: String) throws(StorageError) {
-        try mapStorageErrors {
-            try database.write { connection in try Self.attachSession(idHash: idHash, sessionID: sessionID, on: connection) }
-        }
-    }
-
-    /// `attachSession` inside the caller's transaction.
-    static func attachSession(idHash: String, sessionID: String, on connection: Connection) throws {
-        let changed = try connection.run("UPDATE login_transactions SET session_id = ? WHERE id_hash = ?", [.text(sessionID), .text(idHash)])
-        guard changed == 1 else { throw StorageError.notFound("login transaction") }
-    }
-
     public func consume(idHash: String) throws(StorageError) -> Bool {
         try mapStorageErrors {
             try database.write { connection in

@@ -283,10 +283,6 @@ import TestSupport
         #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now + 600) == nil)
         #expect(try stores.transactions.find(idHash: "nope", at: Sample.now) == nil)
 
-        try stores.transactions.attachSession(idHash: "tx-hash-1", sessionID: "sid-1")
-        #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now)?.sessionID == "sid-1")
-        #expect(try notFound { try stores.transactions.attachSession(idHash: "nope", sessionID: "sid-1") })
-
         #expect(try stores.transactions.consume(idHash: "tx-hash-1"))
         #expect(try !stores.transactions.consume(idHash: "tx-hash-1"))
         #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now) == nil)

@@ -249,13 +249,6 @@ public final class MemoryLoginTransactionStore: LoginTransactionStore, @unchecke
         try database.locked { database.transactions[idHash].flatMap { time < $0.expiresAt ? $0 : nil } }
     }
 
-    public func attachSession(idHash: String, sessionID: String) throws(StorageError) {
-        try database.locked { () throws(StorageError) in
-            guard database.transactions[idHash] != nil else { throw .notFound("login transaction") }
-            database.transactions[idHash]?.sessionID = sessionID
-        }
-    }
-
     public func consume(idHash: String) throws(StorageError) -> Bool {
         try database.locked { database.transactions.removeValue(forKey: idHash) != nil }
     }
