@@ -92,7 +92,7 @@ enum UserCommands {
 
     static let show = Command(
         ["users", "show"],
-        summary: "Show a user by id or email (never the password hash).",
+        summary: "Show a user by id or email (never the password hash), with their sign-in locks.",
         usage: "users show USER_ID|EMAIL [--json]",
         positionals: 1...1,
         run: { invocation in
