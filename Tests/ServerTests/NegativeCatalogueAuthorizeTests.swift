@@ -71,6 +71,16 @@ struct NegativeCatalogueAuthorizeTests {
         #expect(claims["nonce"] as? String == nonce)
     }
 
+    /// A13: parameters Gatehouse does not act on change nothing; the whole flow completes.
+    @Test func ignorableParametersLetTheFlowSucceed() throws {
+        let rig = try CatalogueRig()
+        let path = rig.authorizePath([("extra", "foobar"), ("display", "popup"), ("ui_locales", "fr-CA fr"), ("claims_locales", "fr"),
+                                      ("login_hint", CatalogueRig.email), ("acr_values", "urn:mace:incommon:iap:silver"),
+                                      ("claims", #"{"id_token":{"email":{"essential":true}}}"#)])
+        let tokens = rig.tokens(path)
+        #expect(tokens["access_token"] is String && tokens["id_token"] is String && tokens["refresh_token"] is String)
+    }
+
     /// A20: a POST form to /authorize decides as the GET does — the login page, then a code with the session.
     @Test func aPostedAuthorizationRequestBehavesLikeTheGet() throws {
         let rig = try CatalogueRig()
