@@ -11,9 +11,9 @@ import Testing
 @Suite("Negative catalogue: HTTP server")
 struct NegativeCatalogueHTTPTests {
     /// I10: 200 slowloris connections (four client addresses) trickling a byte every 250 ms are all
-    /// cut at the header deadline, with 408 or a close, while other clients are served promptly.
+    /// cut at the 2 s header deadline, with 408 or a close, while other clients are served meanwhile.
     @Test func aCrowdOfSlowlorisClientsIsCutAtTheHeaderDeadline() throws {
-        let server = try TestServer { $0.headerTimeout = .seconds(1) }
+        let server = try TestServer { $0.headerTimeout = .seconds(2) }
         defer { server.stop() }
         let slow = try (0..<200).map { try RawClient.connect(server.address, receiveTimeout: 6, source: "127.0.0.\(1 + $0 % 4)") }
         for client in slow { try client.send("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ") }
@@ -29,7 +29,7 @@ struct NegativeCatalogueHTTPTests {
         for _ in 0..<5 {
             let asked = Date()
             #expect(try server.roundTrip("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")?.status == 200)
-            #expect(Date().timeIntervalSince(asked) < 0.5)
+            #expect(Date().timeIntervalSince(asked) < 1.5)
             usleep(100_000)
         }
         var cut = 0
@@ -40,7 +40,7 @@ struct NegativeCatalogueHTTPTests {
         stop.store(true, ordering: .relaxed)
         trickler.wait()
         #expect(cut == slow.count)
-        #expect(elapsed < 4.5, "the crowd was cut after \(elapsed) s")
+        #expect(elapsed >= 1.8 && elapsed < 6, "the crowd was cut after \(elapsed) s")
         #expect(server.count("hello") == 0)
     }
 
@@ -71,12 +71,9 @@ struct NegativeCatalogueHTTPTests {
         }
         #expect(Set(statuses.keys).isSubset(of: [100, 200, 400, 404, 405, 408, 413, 414, 417, 431, 501, 505]), "\(statuses)")
         #expect(statuses[200, default: 0] > 0 && statuses[400, default: 0] > 0)
-        var idle = false
-        for _ in 0..<50 where !idle {
-            usleep(20_000)
-            idle = server.server.connectionCount == 0
-        }
-        #expect(idle)
+        let deadline = Date().addingTimeInterval(1)
+        while server.server.connectionCount > 0, Date() < deadline { usleep(20_000) }
+        #expect(server.server.connectionCount == 0)
         #expect(try server.roundTrip("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")?.status == 200)
     }
 }

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from test_nginx_proxy import Stack
+from test_nginx_proxy import stack  # noqa: F401 (the module-scoped idp + nginx fixture)
 
 HOST = b"Host: 127.0.0.1\r\n"
 TOKEN = b"POST /oauth/token HTTP/1.1\r\n" + HOST
@@ -41,15 +41,6 @@ ROWS = [
      + TOKEN + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
 ]
 serial = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def stack():
-    s = Stack()
-    yield s
-    code = s.idp.poll()
-    s.close()
-    assert code is None, "idp exited during the tests"
 
 
 def nginx_requests(stack) -> list[str]:
