@@ -33,6 +33,7 @@ public protocol LoginTransactionStore: Sendable {
     func create(_ transaction: LoginTransaction) throws(StorageError)
     /// nil when unknown or expired at `time`.
     func find(idHash: String, at time: Date) throws(StorageError) -> LoginTransaction?
-    /// Single use: deletes it and returns whether it existed.
+    /// Single use: detaches its session (the row stays until it expires, so the transaction cannot
+    /// sign in again) and returns whether it had one.
     func consume(idHash: String) throws(StorageError) -> Bool
 }

@@ -35,10 +35,13 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
         }
     }
 
+    /// Detaches the session (single use) and keeps the row until it expires, so the same sealed
+    /// transaction cannot sign in again meanwhile (`SignInStore.completeLogin` finds it taken).
     public func consume(idHash: String) throws(StorageError) -> Bool {
         try mapStorageErrors {
             try database.write { connection in
-                try connection.run("DELETE FROM login_transactions WHERE id_hash = ?", [.text(idHash)]) == 1
+                try connection.run("UPDATE login_transactions SET session_id = NULL WHERE id_hash = ? AND session_id IS NOT NULL",
+                                   [.text(idHash)]) == 1
             }
         }
     }

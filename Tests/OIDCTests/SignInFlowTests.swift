@@ -93,7 +93,8 @@ struct SignInFlowDecisionTests {
         let harness = try SignInFlowHarness()
         let screen = try harness.loginScreen(Fixture.nativeAuthorize([("audience", SignInFlowHarness.api.identifier)], dropping: ["scope"])
                                              + [("scope", "read:things openid bogus offline_access")])
-        let (_, stored) = try #require(SignInFlowHarness.seal.open(try #require(screen.transactionCookie)))
+        let cookie = try #require(screen.transactionCookie)
+        let (_, stored) = try #require(SignInFlowHarness.seal.open(cookie))
         #expect(stored.parameters["scope"] == "openid offline_access read:things")
     }
 
@@ -256,7 +257,7 @@ struct SignInFlowDecisionTests {
         let harness = try SignInFlowHarness()
         var context = RequestContext(clientIP: "198.51.100.7")
         let pairs = Fixture.nativeAuthorize(dropping: ["state", "nonce"])
-            + [("state", String(repeating: "s", count: 2048)), ("nonce", String(repeating: "n", count: 2048))]
+            + [("state", String(repeating: "s", count: 2048)), ("nonce", String(repeating: "n", count: 4096))]
         guard case .errorRedirect(let target, let error) = try harness.authorize(pairs, context: &context) else {
             Issue.record("an overlong request was accepted"); return
         }

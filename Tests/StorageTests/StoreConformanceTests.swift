@@ -275,7 +275,8 @@ import TestSupport
     func loginTransactionsExpireAndAreSingleUse(backend: StoreBackend) throws {
         let stores = try backend.make()
         let (client, _) = try seed(stores)
-        let transaction = Sample.transaction(client: client)
+        var transaction = Sample.transaction(client: client)
+        transaction.sessionID = "sid-1"  // stored by the login that completed it
         try stores.transactions.create(transaction)
         #expect(try alreadyExists { try stores.transactions.create(transaction) })
         #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now) == transaction)
@@ -285,7 +286,9 @@ import TestSupport
 
         #expect(try stores.transactions.consume(idHash: "tx-hash-1"))
         #expect(try !stores.transactions.consume(idHash: "tx-hash-1"))
-        #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now) == nil)
+        // Kept without its session until it expires, so the same transaction cannot be stored again.
+        #expect(try stores.transactions.find(idHash: "tx-hash-1", at: Sample.now)?.sessionID == nil)
+        #expect(try alreadyExists { try stores.transactions.create(transaction) })
     }
 
     // MARK: Helpers

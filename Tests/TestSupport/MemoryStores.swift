@@ -250,7 +250,11 @@ public final class MemoryLoginTransactionStore: LoginTransactionStore, @unchecke
     }
 
     public func consume(idHash: String) throws(StorageError) -> Bool {
-        try database.locked { database.transactions.removeValue(forKey: idHash) != nil }
+        try database.locked {
+            guard database.transactions[idHash]?.sessionID != nil else { return false }
+            database.transactions[idHash]?.sessionID = nil
+            return true
+        }
     }
 }
 

@@ -12,8 +12,9 @@ import Model
 /// (which the form carries as `tx`), the application, the validated request, the CSRF token's
 /// digest and the expiry. Changing any byte, or sealing under another key, makes it unreadable.
 public struct TransactionSeal: Sendable {
-    /// Browsers keep cookies of about 4 KB, name and attributes included.
-    public static let maximumCookieLength = 3_800
+    /// The longest sealed value: the web layer splits it over two cookies of about 4 KB (a browser's
+    /// limit for one), which keeps the `Cookie` header under nginx's default 8 KB line.
+    public static let maximumCookieLength = 7_000
     static let associatedData = Array("gatehouse login transaction v1".utf8)
     private let key: [UInt8]
 

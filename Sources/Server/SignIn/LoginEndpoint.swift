@@ -16,7 +16,7 @@ struct LoginEndpoint: Sendable {
         var context = RequestContext(clientIP: request.clientIP, deviceName: request.headers["User-Agent"].map { String($0.prefix(200)) })
         defer { services.record(context) }
         do throws(OAuthError) {
-            switch try flow.submit(form, transactionCookie: services.cookies.value(.transaction, in: request.headers), context: &context) {
+            switch try flow.submit(form, transactionCookie: services.cookies.transaction(in: request.headers), context: &context) {
             case .expired:
                 return UserFacingError.signInExpired.response(issuer: services.issuer)
             case .forbidden:
@@ -30,7 +30,7 @@ struct LoginEndpoint: Sendable {
             case .throttled(let retryAfter):
                 return UserFacingError.tooManyAttempts(retryAfter: retryAfter).response(issuer: services.issuer)
             case .cancelled(let target, let error):
-                return AuthorizationRedirect.error(target, error, services: services, setCookies: [services.cookies.delete(.transaction)])
+                return AuthorizationRedirect.error(target, error, services: services, setCookies: services.cookies.deleteTransaction())
             case .signedIn(let resumeURL, let cookie, let maxAge):
                 var response = HTTPResponse(status: 303)
                 response.headers.set("Location", resumeURL)

@@ -10,12 +10,12 @@ struct ResumeEndpoint: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let query = Dictionary(request.queryItems ?? [], uniquingKeysWith: { first, _ in first })
         do throws(OAuthError) {
-            switch try flow.resume(transactionID: query["tx"], transactionCookie: services.cookies.value(.transaction, in: request.headers)) {
+            switch try flow.resume(transactionID: query["tx"], transactionCookie: services.cookies.transaction(in: request.headers)) {
             case .expired:
                 return UserFacingError.signInExpired.response(issuer: services.issuer)
             case .issued(let target, let code):
                 return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services,
-                                                     setCookies: [services.cookies.delete(.transaction)])
+                                                     setCookies: services.cookies.deleteTransaction())
             }
         } catch {
             services.logger.error("resume_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])

@@ -11,8 +11,10 @@ struct CookieSpec: Sendable, Equatable {
     enum Kind: Sendable, CaseIterable {
         /// The signed-in browser session.
         case session
-        /// The pre-login transaction binding (rotated at login: G11).
+        /// The sealed pre-login transaction (negative-tests G11: the session cookie is fresh at login).
         case transaction
+        /// The rest of a sealed transaction too long for one cookie.
+        case transactionContinued
     }
 
     let isSecure: Bool
@@ -29,6 +31,7 @@ struct CookieSpec: Sendable, Equatable {
         let base = switch kind {
         case .session: "gatehouse_session"
         case .transaction: "gatehouse_tx"
+        case .transactionContinued: "gatehouse_tx2"
         }
         return isSecure ? "__Host-" + base : base
     }
@@ -56,4 +59,25 @@ struct CookieSpec: Sendable, Equatable {
     private var attributes: String {
         isSecure ? "Path=/; Secure; HttpOnly; SameSite=Lax" : "Path=/; HttpOnly; SameSite=Lax"
     }
+
+    /// A browser keeps a cookie of about 4 KB, name and attributes included: a longer sealed
+    /// transaction goes into two.
+    static let transactionPartLength = 3_800
+
+    /// The `Set-Cookie` values for a sealed transaction: one cookie, or two for a long one (a stale
+    /// second part is dropped).
+    func setTransaction(_ sealed: String, maxAge: Int) -> [String] {
+        let bytes = Array(sealed.utf8)
+        guard bytes.count > Self.transactionPartLength else { return [set(.transaction, value: sealed, maxAge: maxAge), delete(.transactionContinued)] }
+        return [set(.transaction, value: String(decoding: bytes[..<Self.transactionPartLength], as: UTF8.self), maxAge: maxAge),
+                set(.transactionContinued, value: String(decoding: bytes[Self.transactionPartLength...], as: UTF8.self), maxAge: maxAge)]
+    }
+
+    /// The sealed transaction a request carries, reassembled from its one or two cookies.
+    func transaction(in headers: HTTPHeaders) -> String? {
+        guard let first = value(.transaction, in: headers) else { return nil }
+        return first + (value(.transactionContinued, in: headers) ?? "")
+    }
+
+    func deleteTransaction() -> [String] { [delete(.transaction), delete(.transactionContinued)] }
 }

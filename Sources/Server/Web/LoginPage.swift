@@ -48,7 +48,7 @@ enum LoginPage {
         var response = render(appName: screen.appName, issuer: issuer, transactionID: screen.transactionID, csrfToken: screen.csrfToken,
                               email: screen.email, errorMessage: screen.errorMessage, status: status, redirectURI: screen.redirectURI)
         if let maxAge = screen.newTransactionMaxAge, let sealed = screen.transactionCookie {
-            response.headers.add("Set-Cookie", cookies.set(.transaction, value: sealed, maxAge: maxAge))
+            for cookie in cookies.setTransaction(sealed, maxAge: maxAge) { response.headers.add("Set-Cookie", cookie) }
         }
         return response
     }
