@@ -75,9 +75,10 @@ func checkEntries(_ parsed: (entries: [ConfigEntry], problems: [ConfigProblem]),
         invariant(file == "fuzz.conf" && line >= 1 && line <= lines, "problem at \(problem.source) of \(lines) lines")
     }
 
-    // Quoted where that keeps the value as it is (no `"` inside), bare otherwise.
+    // Quoted where that keeps the value as it is (no `"` inside), bare otherwise; a trailing
+    // space keeps a final "\r" of a bare value from reading as a CRLF line end.
     let rendered = parsed.entries.map { entry in
-        entry.value.contains("\"") ? "\(entry.key) = \(entry.value)" : "\(entry.key) = \"\(entry.value)\""
+        entry.value.contains("\"") ? "\(entry.key) = \(entry.value) " : "\(entry.key) = \"\(entry.value)\""
     }
     let reparsed = ConfigFile.parse(rendered.joined(separator: "\n"), file: "rendered.conf")
     invariant(reparsed.problems.isEmpty, "rendered entries have problems: \(reparsed.problems)")
