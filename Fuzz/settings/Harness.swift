@@ -14,8 +14,8 @@ import Glibc
 #endif
 @testable import Settings
 
-/// The loader reads a path, so each input is written here first (scripts/fuzz runs us in a temporary directory).
-let configPath = "settings-\(getpid()).conf"
+/// The loader reads a path, so each input is written here first, and removed once loaded.
+let configPath = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/gatehouse-fuzz-settings-\(getpid()).conf"
 
 func fuzz(_ input: [UInt8]) {
     let text = String(decoding: input, as: UTF8.self)
@@ -30,6 +30,7 @@ func fuzz(_ input: [UInt8]) {
 
     writeFile(configPath, input)
     let fromFile = load(configPath: configPath, environment: [:])
+    unlink(configPath)
     if case .success = fromFile {
         // Known issue (Tests/SettingsTests/FuzzRegressionTests.swift): a host:port host and a
         // trusted proxy address may hold NUL. Those keys are skipped here until fixed.
