@@ -15,10 +15,13 @@ public enum ConfigFile {
         var entries: [ConfigEntry] = []
         var problems: [ConfigProblem] = []
         var seen: [String: Int] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at the byte LF (a CR before it is dropped): "\r\n" is one Character, so splitting
+        // on Characters would read a CRLF file as one line.
+        for (index, rawLine) in Array(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let lineNumber = index + 1
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+            var bytes = rawLine
+            if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+            let line = Substring(String(decoding: bytes, as: UTF8.self))
             let trimmed = line.trimmingSpaces()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {

@@ -12,6 +12,8 @@ public enum ListenTarget: Sendable, Equatable, CustomStringConvertible {
             }
             return .success(.unix(path: path))
         }
+        // C APIs would stop at a NUL and see another address than the one written.
+        guard !text.utf8.contains(0) else { return .failure(ParseFailure("\(expected); NUL is not allowed, found \(text.debugDescription)")) }
         var host: Substring
         var portText: Substring
         if text.hasPrefix("[") {

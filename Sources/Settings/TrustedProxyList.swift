@@ -11,7 +11,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses a literal address: `192.0.2.1`, `2001:db8::1`, `::ffff:192.0.2.1` (no brackets, port or zone).
     public init?(_ text: some StringProtocol) {
         let string = String(text)
-        guard !string.isEmpty, string.utf8.count <= 45, !string.contains("%") else { return nil }
+        // inet_pton reads a C string: a NUL would end the address early (10.0.0.1\0junk read as 10.0.0.1).
+        guard !string.isEmpty, string.utf8.count <= 45, !string.contains("%"), !string.utf8.contains(0) else { return nil }
         if !string.contains(":") {
             var v4 = in_addr()
             guard inet_pton(AF_INET, string, &v4) == 1 else { return nil }

@@ -1,17 +1,14 @@
 import Testing
 @testable import Server
 
-/// Inputs scripts/fuzz found (target `cookie`), kept as regression tests. Known issues until
-/// Sources/Server/Web/CookieJar.swift is fixed; the harness skips this shape meanwhile.
+/// Inputs scripts/fuzz found (target `cookie`), kept as regression tests. Each failed before its fix.
 @Suite struct CookieJarFuzzRegressionTests {
     /// CookieJar splits on Characters, and `;` followed by a combining mark (U+0301) is one
     /// Character, so it separates nothing: the first `s` is lost and the duplicate wins, against
     /// "keeps the first of duplicate names" (RFC 6265 §5.4 splits on the byte `;`).
     @Test func semicolonBeforeACombiningMarkStillSeparates() {
-        withKnownIssue("CookieJar.parse splits on Characters, not bytes") {
-            #expect(CookieJar.parse("s=1;\u{301}; s=2") == ["s": "1"])
-            #expect(CookieJar.parse("a=1;\u{301}b=2") == ["a": "1"])
-        }
+        #expect(CookieJar.parse("s=1;\u{301}; s=2") == ["s": "1"])
+        #expect(CookieJar.parse("a=1;\u{301}b=2") == ["a": "1"])
     }
 
     /// Character `==` is canonical equivalence, and U+037E GREEK QUESTION MARK is canonically
@@ -19,8 +16,6 @@ import Testing
     /// in a `__Host-` cookie that wins over the real one (found by the 10-minute run).
     @Test func greekQuestionMarkIsNoSeparator() {
         let header = "x=1\u{37E}__Host-gatehouse_session=evil; __Host-gatehouse_session=real"
-        withKnownIssue("CookieJar.parse splits on Character \";\", which U+037E equals") {
-            #expect(CookieJar.parse(header) == ["__Host-gatehouse_session": "real"])
-        }
+        #expect(CookieJar.parse(header) == ["__Host-gatehouse_session": "real"])
     }
 }

@@ -57,7 +57,9 @@ struct URLParts: Equatable {
         if hostAndPort.first == UInt8(ascii: "["), let close = hostAndPort.firstIndex(of: UInt8(ascii: "]")) {
             host = Array(hostAndPort[...close])
             let rest = hostAndPort[(close + 1)...]
-            port = rest.first == UInt8(ascii: ":") ? Array(rest.dropFirst()) : (rest.isEmpty ? nil : Array(rest))
+            // RFC 3986 §3.2: after an IP literal only `:port` may follow.
+            guard rest.isEmpty || rest.first == UInt8(ascii: ":") else { return nil }
+            port = rest.isEmpty ? nil : Array(rest.dropFirst())
         } else if let portColon = hostAndPort.firstIndex(of: UInt8(ascii: ":")) {
             host = Array(hostAndPort[..<portColon])
             port = Array(hostAndPort[(portColon + 1)...])
