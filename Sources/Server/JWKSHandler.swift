@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTP
 import KeyManagement
+import OIDC
 import Settings
 
 /// `GET /.well-known/jwks.json`: active and retired public keys, cacheable, with a strong ETag.

@@ -1,7 +1,7 @@
 extension StringProtocol {
     /// Drops tabs and Unicode space separators (Zs) at both ends, but not line breaks: what
     /// Foundation's `trimmingCharacters(in: .whitespaces)` did, which FoundationEssentials lacks.
-    func trimmingWhitespace() -> String {
+    public func trimmingWhitespace() -> String {
         let scalars = Substring(self).unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.isWhitespace }) else { return "" }

@@ -1,5 +1,6 @@
 import Crypto
 import JOSE
+import OIDC
 
 /// The SDK telemetry in `Auth0-Client` / `auth0Client`: base64url JSON `{"name":…,"version":…,…}`.
 ///
