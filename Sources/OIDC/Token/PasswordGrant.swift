@@ -19,8 +19,6 @@ public struct PasswordGrantPolicy: Sendable {
         self.signIns = signIns
         self.connection = connection
     }
-
-    public static let wrongCredentials = CredentialMessages.wrongCredentials
 }
 
 extension TokenEndpoint {
