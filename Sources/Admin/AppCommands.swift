@@ -12,11 +12,11 @@ enum AppCommands {
     static let settingFlags = [
         "--name", "--callbacks", "--logout-urls", "--web-origins", "--auth-method", "--grants", "--id-token-alg",
         "--access-token-lifetime", "--id-token-lifetime", "--refresh-absolute-lifetime", "--refresh-idle-lifetime",
-        "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--apple-team-id", "--bundle-id",
+        "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--signup", "--require-email-verification", "--apple-team-id", "--bundle-id",
         "--android-package", "--android-sha256",
     ]
 
-    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--json]"
+    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--json]"
 
     static let settingsDetails = """
         Settings (create and update):
@@ -34,6 +34,8 @@ enum AppCommands {
           --refresh-reuse-interval SECONDS     0 to 60, default 10: how long a rotated refresh token may be reused.
           --refresh-survives-logout true|false default true.
           --introspection true|false           allow token introspection, default false.
+          --signup on|off                      people may create their own account (login page, /dbconnections/signup), default off.
+          --require-email-verification on|off  a new address must be confirmed with an emailed code first, default off.
           --apple-team-id ID, --bundle-id ID   for apple-app-site-association (10 upper-case letters/digits).
           --android-package NAME, --android-sha256 FP,…   for assetlinks.json (SHA-256 fingerprints AA:BB:…, 32 bytes).
         """
@@ -201,6 +203,7 @@ enum AppCommands {
             "id_token_lifetime": client.idTokenLifetime, "refresh_absolute_lifetime": client.refreshAbsoluteLifetime,
             "refresh_idle_lifetime": client.refreshIdleLifetime, "refresh_reuse_interval": client.refreshReuseInterval,
             "refresh_survives_logout": client.refreshSurvivesLogout, "introspection_enabled": client.introspectionEnabled,
+            "signup_enabled": client.signupEnabled, "require_email_verification": client.requireEmailVerification,
             "callbacks": client.callbacks, "logout_urls": client.logoutURLs, "web_origins": client.webOrigins,
             "android_sha256": client.androidSHA256,
             "created_at": timestamp(client.createdAt), "updated_at": timestamp(client.updatedAt),
@@ -293,6 +296,10 @@ enum AppSettings {
         }
         if let value = given("--refresh-survives-logout") { client.refreshSurvivesLogout = try flag(value, "--refresh-survives-logout") }
         if let value = given("--introspection") { client.introspectionEnabled = try flag(value, "--introspection") }
+        if let value = given("--signup") { client.signupEnabled = try flag(value, "--signup") }
+        if let value = given("--require-email-verification") {
+            client.requireEmailVerification = try flag(value, "--require-email-verification")
+        }
 
         if let value = given("--apple-team-id") {
             client.appleTeamID = try optionalValue(value, "--apple-team-id", creating: creating).map { id in
@@ -378,9 +385,9 @@ enum AppSettings {
 
     static func flag(_ value: String, _ flag: String) throws -> Bool {
         switch value {
-        case "true": true
-        case "false": false
-        default: throw AdminError.usage("\(flag) must be true or false, not \(value)")
+        case "true", "on": true
+        case "false", "off": false
+        default: throw AdminError.usage("\(flag) must be on or off (true or false), not \(value)")
         }
     }
 

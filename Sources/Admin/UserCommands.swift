@@ -2,21 +2,18 @@ import Crypto
 import Foundation
 import Model
 import OIDC
+import Settings
 import Storage
 
 /// `idp-admin users list | show | create | update | block | unblock | set-password | delete | import`.
 enum UserCommands {
     static let all = [list, show, create, update, block, unblock, setPassword, delete, UserImport.command]
 
-    static let minimumPasswordLength = 8
-
-    /// Passwords so common that a credential-stuffing list tries them first (negative-tests G09).
-    static let commonPasswords: Set<String> = [
-        "password", "password1", "password123", "passw0rd", "12345678", "123456789", "1234567890", "87654321",
-        "11111111", "00000000", "qwertyuiop", "qwerty123", "qwertyui", "iloveyou", "letmein1", "sunshine",
-        "football", "baseball", "princess", "superman", "trustno1", "abcdefgh", "abc12345", "welcome1", "admin123",
-        "changeme",
-    ]
+    /// The password rules the daemon applies to signup and reset (`password_policy`, `password_blocklist`).
+    static func passwordRules(_ settings: Settings) -> PasswordRules {
+        let text = (try? String(contentsOfFile: settings.passwordBlocklist, encoding: .utf8)) ?? ""
+        return PasswordRules(policy: PasswordPolicy(rawValue: settings.passwordPolicy) ?? .fair, blocklist: PasswordBlocklist(listText: text))
+    }
 
     static let create = Command(
         ["users", "create"],
@@ -25,8 +22,8 @@ enum UserCommands {
         details: """
             The password is read from standard input (one trailing newline is removed), never from arguments:
               printf '%s\\n' "$PASSWORD" | idp-admin users create --email ada@example.com --password-stdin
-            It must have at least 8 characters and not be a well-known common password; it is stored only
-            as an scrypt hash. Emails are unique regardless of case. The user id (the `sub` claim) has Auth0's
+            It must pass `password_policy` (default fair: at least 8 characters with a lower-case letter, an
+            upper-case letter and a digit) and not be on `password_blocklist`; it is stored only as an scrypt hash. Emails are unique regardless of case. The user id (the `sub` claim) has Auth0's
             shape, auth0|<24 hex digits>.
             """,
         valueFlags: ["--email", "--name"],
@@ -40,7 +37,7 @@ enum UserCommands {
                 throw AdminError.failed("--email \(email): not an email address (expected one @ between a name and a domain, no spaces)")
             }
             let password = stripOneNewline(invocation.standardInput())
-            if let problem = passwordProblem(password) { throw AdminError.failed(problem) }
+            if let problem = passwordProblem(password, email: email, settings: try invocation.settings()) { throw AdminError.failed(problem) }
 
             let store = try invocation.store()
             let users = SQLiteUserStore(store: store)
@@ -202,8 +199,7 @@ enum UserCommands {
         details: """
             The password is read from standard input (one trailing newline is removed), never from arguments:
               printf '%s\\n' "$PASSWORD" | idp-admin users set-password ada@example.com --password-stdin
-            The rules of `users create` apply (at least 8 characters, not a common password; long passwords are
-            kept whole). The user's sessions end and their grants, refresh tokens, access tokens and pending
+            The rules of `users create` apply (`password_policy`, default fair, and `password_blocklist`). The user's sessions end and their grants, refresh tokens, access tokens and pending
             authorization codes are revoked, so every device must sign in again with the new password.
             """,
         switchFlags: ["--password-stdin"],
@@ -215,7 +211,9 @@ enum UserCommands {
             let users = SQLiteUserStore(store: try invocation.store())
             var user = try existingUser(invocation.arguments.positionals[0], in: users)
             let password = stripOneNewline(invocation.standardInput())
-            if let problem = passwordProblem(password) { throw AdminError.failed(problem) }
+            if let problem = passwordProblem(password, email: user.email, settings: try invocation.settings()) {
+                throw AdminError.failed(problem)
+            }
             do {
                 user.passwordHash = try PasswordHash.hash(password)
             } catch {
@@ -393,14 +391,11 @@ enum UserCommands {
     }
 
     /// Why `password` is refused, or nil.
-    static func passwordProblem(_ password: String) -> String? {
-        if password.count < minimumPasswordLength {
-            return "the password is too short: at least \(minimumPasswordLength) characters are required"
-        }
-        if commonPasswords.contains(password.lowercased()) {
-            return "the password is one of the most common passwords; choose another"
-        }
-        return nil
+    /// Why the configured rules refuse `password`, as `password_policy` says; nil when it may be used.
+    static func passwordProblem(_ password: String, email: String?, settings: Settings) -> String? {
+        guard let refusal = passwordRules(settings).refusal(password, email: email) else { return nil }
+        return refusal.code == "password_leaked" ? "the password is on the list of leaked or common passwords; choose another"
+            : "the password is too weak for password_policy = \(settings.passwordPolicy): " + refusal.description
     }
 
     /// One `@` between a non-empty local part and a non-empty domain, no whitespace.

@@ -18,6 +18,8 @@ public struct Router: HTTPResponder {
 
     public let prefix: String
     private var table: [String: [String: Entry]] = [:]
+    /// Routes for every path under a prefix (`api/v2/users/` + an id), tried when no exact path matches.
+    private var prefixTable: [(path: String, methods: [String: Entry])] = []
 
     /// All routes live under `prefix` (for example the issuer path "/auth/").
     public init(prefix: String = "/") {
@@ -30,6 +32,19 @@ public struct Router: HTTPResponder {
     public mutating func add(_ method: String, _ path: String, execution: Execution = .worker,
                              _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         table[fullPath(path), default: [:]][method.uppercased()] = Entry(execution: execution, handler: handler)
+    }
+
+    /// Registers `handler` for `method` on every path that starts with `pathPrefix` and goes on
+    /// (relative to the router's prefix); the handler reads the rest from `request.path`.
+    public mutating func add(_ method: String, under pathPrefix: String, execution: Execution = .worker,
+                             _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        let full = fullPath(pathPrefix)
+        let entry = Entry(execution: execution, handler: handler)
+        if let index = prefixTable.firstIndex(where: { $0.path == full }) {
+            prefixTable[index].methods[method.uppercased()] = entry
+        } else {
+            prefixTable.append((full, [method.uppercased(): entry]))
+        }
     }
 
     /// The absolute path a relative route path maps to.
@@ -52,19 +67,22 @@ public struct Router: HTTPResponder {
     }
 
     public func route(for request: HTTPRequest) -> HTTPRoute {
-        guard let methods = table[request.path] else {
+        let underPrefix = prefixTable.first { request.path.count > $0.path.count && request.path.hasPrefix($0.path) }
+        guard let methods = table[request.path] ?? underPrefix?.methods else {
             return HTTPRoute(execution: .inline, wantsBody: false) { _ in .jsonError("not_found", status: 404) }
         }
+        // One metrics label per prefix route, never one per id under it.
+        let pattern = table[request.path] != nil ? request.path : (underPrefix?.path ?? "") + "{id}"
         if let entry = methods[request.method] ?? (request.method == "HEAD" ? methods["GET"] : nil) {
-            return HTTPRoute(execution: entry.execution, pattern: request.path, handler: entry.handler)
+            return HTTPRoute(execution: entry.execution, pattern: pattern, handler: entry.handler)
         }
         if !Self.standardMethods.contains(request.method) {
-            return HTTPRoute(execution: .inline, wantsBody: false, pattern: request.path) { _ in .jsonError("not_implemented", status: 501) }
+            return HTTPRoute(execution: .inline, wantsBody: false, pattern: pattern) { _ in .jsonError("not_implemented", status: 501) }
         }
         var allowed = Set(methods.keys)
         if allowed.contains("GET") { allowed.insert("HEAD") }
         let allow = allowed.sorted().joined(separator: ", ")
-        return HTTPRoute(execution: .inline, wantsBody: false, pattern: request.path) { _ in
+        return HTTPRoute(execution: .inline, wantsBody: false, pattern: pattern) { _ in
             var response = HTTPResponse.jsonError("method_not_allowed", status: 405)
             response.headers.set("Allow", allow)
             return response

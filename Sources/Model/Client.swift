@@ -23,6 +23,8 @@ public struct Client: Sendable, Equatable {
         case clientCredentials = "client_credentials"
         case password = "password"
         case passwordRealm = "http://auth0.com/oauth/grant-type/password-realm"
+        /// A one-time code sent by email (`/passwordless/start`), exchanged at the token endpoint.
+        case passwordlessOTP = "http://auth0.com/oauth/grant-type/passwordless/otp"
     }
 
     public var clientID: String
@@ -51,6 +53,10 @@ public struct Client: Sendable, Equatable {
     public var bundleID: String?
     public var androidPackage: String?
     public var androidSHA256: [String]
+    /// People may create their own account (login page "Sign up", `/dbconnections/signup`).
+    public var signupEnabled: Bool
+    /// A new address must be confirmed with a code before its first sign-in.
+    public var requireEmailVerification: Bool
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -63,7 +69,7 @@ public struct Client: Sendable, Equatable {
                 refreshSurvivesLogout: Bool = true, introspectionEnabled: Bool = false,
                 callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
                 appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
-                createdAt: Date, updatedAt: Date? = nil) {
+                signupEnabled: Bool = false, requireEmailVerification: Bool = false, createdAt: Date, updatedAt: Date? = nil) {
         self.clientID = clientID
         self.name = name
         self.type = type
@@ -85,6 +91,8 @@ public struct Client: Sendable, Equatable {
         self.bundleID = bundleID
         self.androidPackage = androidPackage
         self.androidSHA256 = androidSHA256
+        self.signupEnabled = signupEnabled
+        self.requireEmailVerification = requireEmailVerification
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
     }

@@ -15,13 +15,15 @@ public struct User: Sendable, Equatable {
     public var blocked: Bool
     public var loginsCount: Int
     public var lastLoginAt: Date?
+    /// Auth0's `user_metadata`: strings the user may edit (signup, `PATCH /api/v2/users/{id}`).
+    public var userMetadata: [String: String]
     public var createdAt: Date
     public var updatedAt: Date
 
     public init(userID: String, email: String, emailVerified: Bool = false, passwordHash: String? = nil,
                 name: String? = nil, givenName: String? = nil, familyName: String? = nil, nickname: String? = nil,
                 picture: String? = nil, blocked: Bool = false, loginsCount: Int = 0, lastLoginAt: Date? = nil,
-                createdAt: Date, updatedAt: Date? = nil) {
+                userMetadata: [String: String] = [:], createdAt: Date, updatedAt: Date? = nil) {
         self.userID = userID
         self.email = email
         self.emailVerified = emailVerified
@@ -34,6 +36,7 @@ public struct User: Sendable, Equatable {
         self.blocked = blocked
         self.loginsCount = loginsCount
         self.lastLoginAt = lastLoginAt
+        self.userMetadata = userMetadata
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
     }

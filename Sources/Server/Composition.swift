@@ -19,6 +19,10 @@ struct Composition: Sendable {
     let introspector: TokenIntrospector
     let logoutPolicy: LogoutPolicy
     let sessions: SessionManager
+    /// Signup, reset, verification and passwordless codes (README "Accounts").
+    let selfService: SelfService
+    /// `GET|PATCH /api/v2/users/{id}` for the token's own user.
+    let currentUser: CurrentUserAPI
     // What the userinfo and logout adapters read besides the core.
     let grants: any GrantStore
     let users: any UserStore
@@ -29,7 +33,9 @@ struct Composition: Sendable {
     /// The longest window a throttle row is still read in; maintenance purges rows past it.
     let throttleWindow: TimeInterval
 
-    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock()) {
+    /// - Parameter mail: where account messages are queued; nil when email delivery is not configured.
+    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock(),
+         mail: (any MailQueue)? = nil) {
         let issuer = settings.issuer.url
         let clients = SQLiteClientStore(store: store)
         let users = SQLiteUserStore(store: store)
@@ -58,27 +64,64 @@ struct Composition: Sendable {
         credentials.measureFloor()
         throttleWindow = max(credentials.throttle.policy.window, credentials.throttle.policy.addressWindow)
         credentials.pause = { OSThread.sleep(for: $0) }
+        let selfService = Self.selfService(settings: settings, store: store, users: users, keyRing: keyRing, mail: mail, clock: clock,
+                                           logger: logger)
+        self.selfService = selfService
         let authorizer = Authorizer(issuer: issuer, clients: clients, clock: clock, hintKeys: keys, apis: apis)
+        var password = PasswordAuthenticator(credentials: credentials)
+        password.selfService = selfService
+        let authenticators: [any Authenticator] = [
+            password, SignupAuthenticator(selfService: selfService), EmailVerificationAuthenticator(selfService: selfService, users: users),
+            PasswordResetAuthenticator(selfService: selfService), PasswordlessAuthenticator(selfService: selfService),
+        ]
         var flow = SignInFlow(issuer: issuer, authorizer: authorizer,
                               stores: .init(clients: clients, users: users, sessions: sessionStore,
                                             transactions: SQLiteLoginTransactionStore(store: store), codes: codes, signIns: signIns),
-                              authenticators: [PasswordAuthenticator(credentials: credentials)], clock: clock,
+                              authenticators: authenticators, clock: clock,
                               seal: TransactionSeal(key: keyRing.derivedKey(purpose: "gatehouse login transaction seal v1")),
                               sessionLifetime: TimeInterval(settings.sessionLifetime.components.seconds))
         flow.deviceLabel = { ClientInfo.label($0) }
+        flow.selfService = selfService
         self.flow = flow
 
         let refreshTokens = RefreshTokens(store: SQLiteRefreshTokenStore(store: store),
                                           successorKey: keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1"),
                                           sessions: sessionStore, familyReader: SQLiteRefreshTokenFamilyReader(store: store))
-        tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
-                               minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), clock: clock),
-                               refreshTokens: refreshTokens, apis: apis,
-                               passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
+        var tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
+                                   minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), clock: clock),
+                                   refreshTokens: refreshTokens, apis: apis,
+                                   passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
+        tokens.selfService = selfService
+        self.tokens = tokens
+        let holders = grantHolders
+        currentUser = CurrentUserAPI(issuer: issuer, users: users, clock: clock) { bearer, audience throws(OAuthError) in
+            try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, issuer: issuer, grants: grants,
+                                              users: users, clock: clock, holders: holders, audience: audience)
+        }
         revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, clock: clock)
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
                                          keys: keys, clock: clock)
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
+    }
+
+    /// The self-service accounts over the stores, with the password rules and code settings.
+    static func selfService(settings: Settings, store: Store, users: any UserStore, keyRing: KeyRing, mail: (any MailQueue)?,
+                            clock: any Clock, logger: Logger) -> SelfService {
+        let codes = OneTimeCodes(store: SQLiteOneTimeCodeStore(store: store), key: keyRing.derivedKey(purpose: "gatehouse one-time code key v1"),
+                                 clock: clock, lifetime: TimeInterval(settings.codeLifetime.components.seconds),
+                                 maxAttempts: settings.codeMaxAttempts)
+        var limits = AbuseLimits(store: SQLiteLoginThrottleStore(store: store), clock: clock)
+        limits.ipv6Prefix = settings.loginIPv6Prefix
+        let rules = PasswordRules(policy: PasswordPolicy(rawValue: settings.passwordPolicy) ?? .fair,
+                                  blocklist: PasswordBlocklistFile.load(settings.passwordBlocklist, logger: logger),
+                                  historySize: settings.passwordHistory)
+        var service = SelfService(users: users, accounts: SQLiteAccountStore(store: store), codes: codes, limits: limits, mail: mail,
+                                  clock: clock, issuer: settings.issuer.url, passwords: rules, connection: settings.connectionName)
+        service.resetRevokesAccess = settings.passwordResetEndsSessions
+        // A reset or code request for an unknown address takes as long as for a known one.
+        service.uniformDuration = .milliseconds(60)
+        service.pause = { OSThread.sleep(for: $0) }
+        return service
     }
 
     static func throttlePolicy(_ settings: Settings) -> LoginThrottle.Policy {

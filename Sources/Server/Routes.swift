@@ -22,6 +22,7 @@ struct Routes {
         addStaticAssets(to: &router)
         addSignIn(to: &router)
         addLifecycle(to: &router)
+        addAccounts(to: &router)
         return router
     }
 
@@ -79,6 +80,27 @@ struct Routes {
                 StaticAssets.response(for: path, ifNoneMatch: request.headers["If-None-Match"]) ?? HTTPResponse(status: 404)
             }
         }
+    }
+
+    /// Auth0's account endpoints, the current-user API and the pages emailed links open (README "Accounts").
+    private func addAccounts(to router: inout Router) {
+        let selfService = parts.selfService
+        router.add("POST", "dbconnections/signup", execution: .worker, SignupEndpoint(services: services, selfService: selfService).handle)
+        router.add("POST", "dbconnections/change_password", execution: .worker,
+                   ChangePasswordEndpoint(services: services, selfService: selfService).handle)
+        router.add("POST", "passwordless/start", execution: .worker, PasswordlessStartEndpoint(services: services, selfService: selfService).handle)
+        for path in ["dbconnections/signup", "dbconnections/change_password", "passwordless/start"] {
+            router.add("OPTIONS", path, execution: .worker, preflight)
+        }
+        let currentUser = CurrentUserEndpoint(services: services, api: parts.currentUser)
+        for method in ["GET", "PATCH", "OPTIONS"] {
+            router.add(method, under: CurrentUserEndpoint.pathPrefix, execution: .worker, method == "OPTIONS" ? preflight : currentUser.handle)
+        }
+        let links = AccountLinkPages(services: services, selfService: selfService)
+        router.add("GET", SelfService.resetPath, execution: .worker, links.resetForm)
+        router.add("POST", SelfService.resetPath, execution: .worker, links.resetSubmit)
+        router.add("GET", SelfService.verifyPath, execution: .worker, links.verifyForm)
+        router.add("POST", SelfService.verifyPath, execution: .worker, links.verifySubmit)
     }
 
     /// Revocation, introspection, logout (Auth0 /v2/logout and the OIDC end_session_endpoint).

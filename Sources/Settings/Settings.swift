@@ -46,6 +46,18 @@ public struct Settings: Sendable, Equatable {
     public var loginIPv6Prefix: Int = 64
     public var loginAccountFailures: Int = 30
     public var loginAccountMaxDelay: Duration = .seconds(300)
+    /// Auth0's password strength level: none, low, fair, good or excellent (README "Passwords").
+    public var passwordPolicy: String = "fair"
+    /// Earlier passwords a new one may not repeat; 0: no history.
+    public var passwordHistory: Int = 0
+    /// Known-breached and common passwords, one per line; a missing file leaves the built-in few.
+    public var passwordBlocklist: String = "/usr/share/john/password.lst"
+    /// A password reset ends the user's sessions and refresh tokens.
+    public var passwordResetEndsSessions: Bool = true
+    /// How long an emailed code (verification, reset, passwordless) stays good.
+    public var codeLifetime: Duration = .seconds(600)
+    /// Wrong tries after which an emailed code dies.
+    public var codeMaxAttempts: Int = 5
 
     /// The file holding the key-encryption key when it is not given inline.
     public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }

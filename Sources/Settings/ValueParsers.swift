@@ -96,6 +96,23 @@ enum ValueParsers {
         return .success(text)
     }
 
+    /// One of a fixed list of words, compared exactly.
+    static func oneOf(_ text: String, _ choices: [String]) -> Result<String, ParseFailure> {
+        guard choices.contains(text) else {
+            return .failure("expected one of \(choices.joined(separator: ", ")), found \"\(text)\"")
+        }
+        return .success(text)
+    }
+
+    /// `on`/`off` (also `true`/`false`, `yes`/`no`, `1`/`0`).
+    static func flag(_ text: String) -> Result<Bool, ParseFailure> {
+        switch text.lowercased() {
+        case "on", "true", "yes", "1": .success(true)
+        case "off", "false", "no", "0": .success(false)
+        default: .failure("expected on or off, found \"\(text)\"")
+        }
+    }
+
     static func rsaKeyBits(_ text: String) -> Result<Int, ParseFailure> {
         guard let bits = digits(text), [2048, 3072, 4096].contains(bits) else {
             return .failure("expected 2048, 3072 or 4096, found \"\(text)\"")

@@ -6,6 +6,7 @@ import SQLite
 public enum PurgeTable: String, Sendable, CaseIterable {
     case authorizationCodes = "authorization_codes"
     case loginTransactions = "login_transactions"
+    case oneTimeCodes = "one_time_codes"
     case refreshTokens = "refresh_tokens"
     case grants
     case sessions
@@ -149,6 +150,12 @@ extension PurgeRule {
                       candidates: "SELECT id_hash FROM login_transactions WHERE expires_at <= ?3 ORDER BY expires_at LIMIT ?2",
                       delete: "DELETE FROM login_transactions WHERE id_hash = ?1 AND expires_at <= ?3",
                       countDue: "SELECT count(*) FROM login_transactions WHERE expires_at <= ?3",
+                      bindings: [.integer(time)], start: .text("")),
+            // Past expiry; the primary key starts with the address, so each delete is a range of one address.
+            PurgeRule(table: .oneTimeCodes, scan: .expiryIndex,
+                      candidates: "SELECT email_key FROM one_time_codes WHERE expires_at <= ?3 ORDER BY expires_at LIMIT ?2",
+                      delete: "DELETE FROM one_time_codes WHERE email_key = ?1 AND expires_at <= ?3",
+                      countDue: "SELECT count(*) FROM one_time_codes WHERE expires_at <= ?3",
                       bindings: [.integer(time)], start: .text("")),
         ]
         let sessionDue = """

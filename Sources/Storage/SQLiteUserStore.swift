@@ -14,8 +14,8 @@ public struct SQLiteUserStore: UserStore {
                 _ = try connection.run(
                     """
                     INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
-                        nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                        nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at, user_metadata)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                     """, Self.columns(user))
             }
         }
@@ -56,7 +56,7 @@ public struct SQLiteUserStore: UserStore {
                     """
                     UPDATE users SET email = ?2, email_key = ?3, email_verified = ?4, password_hash = ?5, name = ?6,
                         given_name = ?7, family_name = ?8, nickname = ?9, picture = ?10, blocked = ?11, logins_count = ?12,
-                        last_login_at = ?13, created_at = ?14, updated_at = ?15
+                        last_login_at = ?13, created_at = ?14, updated_at = ?15, user_metadata = ?16
                     WHERE user_id = ?1
                     """, Self.columns(user))
                 guard changed == 1 else { throw StorageError.notFound("user \(user.userID)") }
@@ -136,7 +136,7 @@ public struct SQLiteUserStore: UserStore {
          SQLValue(optional: user.passwordHash), SQLValue(optional: user.name), SQLValue(optional: user.givenName),
          SQLValue(optional: user.familyName), SQLValue(optional: user.nickname), SQLValue(optional: user.picture),
          SQLValue(flag: user.blocked), .integer(Int64(user.loginsCount)), SQLValue(optionalDate: user.lastLoginAt),
-         SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt)]
+         SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt), .text(StringMapJSON.encode(user.userMetadata))]
     }
 
     /// The user by id, inside the caller's transaction.
@@ -150,7 +150,8 @@ public struct SQLiteUserStore: UserStore {
              givenName: try row.optionalString("given_name"), familyName: try row.optionalString("family_name"),
              nickname: try row.optionalString("nickname"), picture: try row.optionalString("picture"),
              blocked: try row.flag("blocked"), loginsCount: try row.int("logins_count"),
-             lastLoginAt: try row.optionalDate("last_login_at"), createdAt: try row.date("created_at"),
+             lastLoginAt: try row.optionalDate("last_login_at"),
+             userMetadata: StringMapJSON.decode(try row.string("user_metadata")) ?? [:], createdAt: try row.date("created_at"),
              updatedAt: try row.date("updated_at"))
     }
 }

@@ -53,6 +53,13 @@ public struct SessionRevocation: Sendable {
         }
     }
 
+    /// Inside the caller's transaction: ends every live session of the user and revokes all their
+    /// grants, whichever session or grant issued them (a password reset).
+    static func revokeUser(_ userID: String, at time: Date, reason: String, on connection: Connection) throws {
+        _ = try connection.run("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL", [SQLValue(date: time), .text(userID)])
+        _ = try revokeGrants(where: "user_id = ?", [.text(userID)], at: time, reason: reason, in: connection)
+    }
+
     /// `condition` is a fixed SQL fragment over `grants` with `?` placeholders for `bindings`.
     private static func revokeGrants(where condition: String, _ bindings: [SQLValue], at time: Date, reason: String,
                                      in connection: Connection) throws -> Int {

@@ -66,7 +66,7 @@ struct AdminHarness {
     }
 
     /// Creates a user through the CLI; returns the user id.
-    func createUser(_ email: String, password: String = "correct horse battery") throws -> String {
+    func createUser(_ email: String, password: String = "Correct horse battery 7") throws -> String {
         let json = try self.json(["users", "create", "--email", email, "--password-stdin"], input: password + "\n")
         return try #require(json["user_id"] as? String)
     }

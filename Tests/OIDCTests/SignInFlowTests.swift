@@ -120,11 +120,11 @@ struct SignInFlowDecisionTests {
 
     static let submitRows: [SubmitRow] = [
         .init(name: "the right password signs in", expect: .signedIn, events: [.loginSucceeded]),
-        .init(name: "a wrong password: the form again", password: "wrong", expect: .form("Wrong email or password."), events: [.loginFailed]),
-        .init(name: "an unknown email: the same answer", email: "nobody@example.com", expect: .form("Wrong email or password."),
+        .init(name: "a wrong password: the form again", password: "wrong", expect: .form(PasswordAuthenticator.wrongCredentials), events: [.loginFailed]),
+        .init(name: "an unknown email: the same answer", email: "nobody@example.com", expect: .form(PasswordAuthenticator.wrongCredentials),
               events: [.loginFailed]),
         .init(name: "a blocked user without the password: the same answer", email: Fixture.blocked.email,
-              expect: .form("Wrong email or password."), events: [.loginFailed]),
+              expect: .form(PasswordAuthenticator.wrongCredentials), events: [.loginFailed]),
         .init(name: "a locked pair refuses the right password and says so", lockPair: true,
               expect: .form(CredentialMessages.accountBlocked(retryAfter: 900)), events: [.loginThrottled]),
         .init(name: "a locked address: throttled", lockAddress: true, expect: .throttled, events: [.loginThrottled]),

@@ -132,13 +132,13 @@ import TestSupport
         let accessToken = try #require(try tokens(fixture, clientID: app.clientID)["access_token"] as? String)
         #expect(try userinfoStatus(fixture, accessToken) == 200)
 
-        _ = try admin(fixture, ["users", "set-password", "alice@example.com", "--password-stdin"], input: "a brand new password\n")
+        _ = try admin(fixture, ["users", "set-password", "alice@example.com", "--password-stdin"], input: "A brand new password 2\n")
         #expect(try userinfoStatus(fixture, accessToken) == 401)
         let browser = Browser(directory: fixture.daemon.directory)
         let page = try browser.get(fixture.authorizeURL(clientID: app.clientID))
         #expect(try fixture.submitLogin(browser, page: page).status == 401)
         let retry = try browser.get(fixture.authorizeURL(clientID: app.clientID))
-        #expect(try fixture.submitLogin(browser, page: retry, password: "a brand new password").status == 303)
+        #expect(try fixture.submitLogin(browser, page: retry, password: "A brand new password 2").status == 303)
     }
 
     /// D08: a deleted user's tokens and pending code stop working.

@@ -7,7 +7,7 @@ import TestSupport
 struct SignInFixture {
     let daemon: Daemon
     let issuer: String
-    static let password = "correct horse battery staple"
+    static let password = "Correct horse battery staple 7"
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"  // RFC 7636 Appendix B
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 

@@ -97,7 +97,9 @@ import TestSupport
         let unknownEmail = try fixture.submitLogin(browser, page: page, email: "nobody@example.com")
         for response in [wrongPassword, unknownEmail] {
             #expect(response.status == 401)
-            #expect(response.text.contains(#"<p class="error" role="alert">Wrong email or password.</p>"#))
+            // Next to the password field, which has the focus (the email is kept).
+            #expect(response.text.contains(#"<p class="error field-error" id="password-error" role="alert">Wrong email or password.</p>"#))
+            #expect(response.text.contains(#"autocomplete="current-password" required autofocus aria-invalid="true""#))
         }
         #expect(browser.cookies["gatehouse_session"] == nil)
     }

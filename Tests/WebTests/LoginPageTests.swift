@@ -15,8 +15,9 @@ import Testing
         #expect(html.contains(#"<form method="post" action="https://id.example.com/auth/login" class="login-form">"#))
         #expect(html.contains(#"<input type="hidden" name="tx" value="tx-123">"#))
         #expect(html.contains(#"<input type="hidden" name="csrf_token" value="csrf-abc">"#))
-        #expect(html.contains(#"<input type="email" name="email" id="email" autocomplete="username" required autofocus value="ana@example.com">"#))
-        #expect(html.contains(#"<input type="password" name="password" id="password" autocomplete="current-password" required>"#))
+        // The email is known, so the focus is on the password.
+        #expect(html.contains(#"<input type="email" name="email" id="email" autocomplete="username" required value="ana@example.com">"#))
+        #expect(html.contains(#"<input type="password" name="password" id="password" autocomplete="current-password" required autofocus>"#))
         #expect(html.contains(#"<button type="submit" name="action" value="login" class="button primary">Continue</button>"#))
         #expect(html.contains(#"<button type="submit" name="action" value="cancel" class="button secondary" formnovalidate>Cancel</button>"#))
         #expect(html.contains(#"<p class="error" role="alert">Wrong email or password.</p>"#))

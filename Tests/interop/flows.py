@@ -15,7 +15,7 @@ import requests
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
-PASSWORD = "correct horse battery staple 42"
+PASSWORD = "Correct horse battery staple 42"
 
 
 def b64url(data: bytes) -> str:

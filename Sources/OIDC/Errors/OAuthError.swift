@@ -24,6 +24,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooManyAttempts = "too_many_attempts"
         /// Auth0's code for a blocked user ("user is blocked"), Auth0.swift's `isRuleError`.
         case unauthorized = "unauthorized"
+        /// Auth0's code for a sign-in before the address is confirmed (Auth0.swift `isVerificationRequired`).
+        case requiresVerification = "requires_verification"
     }
 
     public let code: Code

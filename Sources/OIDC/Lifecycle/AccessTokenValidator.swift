@@ -26,7 +26,8 @@ public enum AccessTokenValidator {
     /// is refused), `iss`, the userinfo audience, `exp`, a live grant, an existing unblocked user.
     public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String,
                                 grants: any GrantStore, users: any UserStore, clock: any Clock,
-                                holders: (any GrantHolderReader)? = nil) throws(OAuthError) -> AccessTokenGrant {
+                                holders: (any GrantHolderReader)? = nil,
+                                audience required: String? = nil) throws(OAuthError) -> AccessTokenGrant {
         let verified: VerifiedJWS
         let claims: [String: JSONValue]
         do {
@@ -39,7 +40,7 @@ public enum AccessTokenValidator {
             throw invalid("typ is not at+jwt")
         }
         guard claims["iss"]?.stringValue == issuer else { throw invalid("wrong issuer") }
-        let userinfo = issuer + DiscoveryDocument.Path.userinfo
+        let userinfo = required ?? issuer + DiscoveryDocument.Path.userinfo
         let audience: [String] = switch claims["aud"] {
         case .string(let value): [value]
         case .array(let values): values.compactMap(\.stringValue)

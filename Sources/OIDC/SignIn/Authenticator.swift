@@ -24,12 +24,20 @@ public struct LoginSubmission: Sendable {
     public var fields: [String: String]
     public var client: Client
     public var request: AuthorizationRequest
+    /// The user this transaction already proved (a password, or a signup) while a further step is
+    /// due — confirming the address; sealed in the transaction cookie, so the form cannot name another.
+    public var pendingUserID: String?
+    /// The language for anything sent (an email), best first.
+    public var locales: [String]
 
-    public init(action: String, fields: [String: String], client: Client, request: AuthorizationRequest) {
+    public init(action: String, fields: [String: String], client: Client, request: AuthorizationRequest,
+                pendingUserID: String? = nil, locales: [String] = []) {
         self.action = action
         self.fields = fields
         self.client = client
         self.request = request
+        self.pendingUserID = pendingUserID
+        self.locales = locales
     }
 }
 
@@ -43,4 +51,9 @@ public enum Authentication: Sendable, Equatable {
     case throttled(retryAfter: Int)
     /// Continue elsewhere (an upstream identity provider); the URL is the authenticator's, never the user's.
     case redirect(String)
+    /// Show another form of the sign-in (a code to type, a new password), with a notice or an error
+    /// next to a field, and the email the user typed. `pendingUserID` remembers a user already
+    /// proved for the next step.
+    case step(LoginView, notice: String? = nil, error: String? = nil, errorField: String? = nil, email: String? = nil,
+              pendingUserID: String? = nil)
 }

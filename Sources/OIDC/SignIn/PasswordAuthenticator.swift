@@ -4,12 +4,14 @@ import Model
 /// the password grants use too.
 public struct PasswordAuthenticator: Authenticator {
     public let credentials: CredentialCheck
+    /// Sends the code when an application requires a confirmed address and this one is not yet.
+    public var selfService: SelfService?
     public var actions: Set<String> { ["login"] }
 
-    /// Exactly Auth0's text for a failed login.
-    public static let wrongCredentials = CredentialMessages.wrongCredentials
+    /// The page's message for a failed login (its English text is Auth0's "Wrong email or password.").
+    public static let wrongCredentials = "error.wrong_credentials"
     /// What a blocked user sees once the password was right.
-    public static let userBlocked = "Your account has been blocked. Contact the application's support."
+    public static let userBlocked = LoginMessages.userBlocked
 
     public init(credentials: CredentialCheck) {
         self.credentials = credentials
@@ -22,6 +24,9 @@ public struct PasswordAuthenticator: Authenticator {
             try credentials.check(email: email, password: password, ip: context.clientIP)
         }
         if case .verified(let user, let rehashed, let throttleKey) = verdict {
+            if submission.client.requireEmailVerification && !user.emailVerified {
+                return EmailVerificationAuthenticator.start(for: user, submission: submission, selfService: selfService, context: &context)
+            }
             return .authenticated(user, rehashedPassword: rehashed, clearedThrottleKeys: [throttleKey])
         }
         context.events.append(verdict.event(clientID: submission.client.clientID, channel: nil))

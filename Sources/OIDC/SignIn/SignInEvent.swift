@@ -8,6 +8,13 @@ public struct SignInEvent: Sendable, Equatable {
         case loginCancelled = "login.cancelled"
         case authorizeRefused = "authorize.refused"
         case authorizeSSO = "authorize.sso"
+        case signedUp = "user.signed_up"
+        case emailVerified = "user.email_verified"
+        case passwordResetRequested = "user.password_reset_requested"
+        case passwordReset = "user.password_reset"
+        case codeSent = "code.sent"
+        case codeRejected = "code.rejected"
+        case accountRequestThrottled = "account.throttled"
 
         /// The login metric's `result` label, for the login kinds.
         public var loginResult: String? {
@@ -15,7 +22,7 @@ public struct SignInEvent: Sendable, Equatable {
             case .loginSucceeded: "success"
             case .loginFailed: "failure"
             case .loginThrottled: "throttled"
-            case .loginCancelled, .authorizeRefused, .authorizeSSO: nil
+            default: nil
             }
         }
     }

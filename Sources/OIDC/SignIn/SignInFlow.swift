@@ -53,6 +53,8 @@ public struct SignInFlow: Sendable {
     public var sessionLifetime: TimeInterval
     /// A device label from the SDK telemetry (`auth0Client`), preferred over the context's.
     public var deviceLabel: @Sendable (String?) -> String? = { _ in nil }
+    /// Signup, reset and passwordless (nil: only the password form).
+    public var selfService: SelfService?
 
     public init(issuer: String, authorizer: Authorizer, stores: Stores, authenticators: [any Authenticator], clock: any Clock,
                 random: any RandomSource = SystemRandom(), seal: TransactionSeal, sessionLifetime: TimeInterval) {
@@ -92,7 +94,7 @@ public struct SignInFlow: Sendable {
             return .errorRedirect(target, error)
         case .login(let request, let reason):
             guard let client else { throw OAuthError(.serverError, "internal error", detail: "login decided without a client") }
-            guard let screen = startTransaction(request, client: client) else {
+            guard let screen = startTransaction(request, client: client, context: context) else {
                 return .errorRedirect(request.target(issuer: issuer),
                                       OAuthError(.invalidRequest, "the authorization request is too long", detail: "sealed transaction over the cookie limit"))
             }
@@ -128,7 +130,7 @@ public struct SignInFlow: Sendable {
 
     /// Seals the validated request into the transaction cookie; nothing is stored. nil when the
     /// request is too long to fit a cookie (no real client sends kilobytes of state and nonce).
-    func startTransaction(_ request: AuthorizationRequest, client: Client) -> LoginScreen? {
+    func startTransaction(_ request: AuthorizationRequest, client: Client, context: RequestContext) -> LoginScreen? {
         let transactionID = random.token(bytes: 32)
         let csrf = CSRFToken.make(random: random)
         let now = clock.now
@@ -136,8 +138,34 @@ public struct SignInFlow: Sendable {
                                            parameters: request.parameters(), csrfHash: csrf.hash, createdAt: now,
                                            expiresAt: now.addingTimeInterval(transactionLifetime))
         guard let cookie = seal.seal(transaction, id: transactionID) else { return nil }
-        return LoginScreen(transactionID: transactionID, csrfToken: csrf.token, appName: client.name, email: request.loginHint,
-                           redirectURI: request.redirectURI, newTransactionMaxAge: Int(transactionLifetime), transactionCookie: cookie)
+        var screen = LoginScreen(transactionID: transactionID, csrfToken: csrf.token, appName: client.name, email: request.loginHint,
+                                 redirectURI: request.redirectURI, newTransactionMaxAge: Int(transactionLifetime), transactionCookie: cookie)
+        screen.offers = offers(for: client)
+        // Auth0 Universal Login's `screen_hint=signup` opens the signup form.
+        if request.screenHint == "signup" && screen.offers.signup { screen.view = .signup }
+        screen.locales = LocalePreference.ordered(uiLocales: request.uiLocales, acceptLanguage: context.acceptLanguage)
+        return screen
+    }
+
+    /// What the login page offers this application besides the password.
+    public func offers(for client: Client) -> LoginOffers {
+        let mail = selfService?.deliversMail ?? false
+        return LoginOffers(signup: selfService != nil && client.signupEnabled, passwordReset: mail,
+                           passwordless: mail && client.grantTypes.contains(.passwordlessOTP))
+    }
+
+    /// The parameter of a sealed transaction naming the user a further step is due for.
+    static let pendingUserKey = "gatehouse.pending_user"
+
+    /// The views a button switches to without submitting anything (`action=show_…`), when offered.
+    static func navigation(_ action: String, offers: LoginOffers) -> LoginView? {
+        switch action {
+        case "show_login": .password
+        case "show_signup" where offers.signup: .signup
+        case "show_forgot" where offers.passwordReset: .forgotPassword
+        case "show_passwordless" where offers.passwordless: .passwordlessEmail
+        default: nil
+        }
     }
 
     // MARK: - submit
@@ -157,8 +185,22 @@ public struct SignInFlow: Sendable {
             context.record(.loginCancelled, clientID: client.clientID)
             return .cancelled(request.target(issuer: issuer), OAuthError(.accessDenied, "The user cancelled the sign-in."))
         }
+        let offers = offers(for: client)
+        let locales = LocalePreference.ordered(uiLocales: request.uiLocales, acceptLanguage: context.acceptLanguage)
+        func screen(_ view: LoginView, email: String? = nil, error: String? = nil) -> LoginScreen {
+            var screen = LoginScreen(transactionID: transactionID, csrfToken: form["csrf_token"] ?? "", appName: client.name,
+                                     email: email, errorMessage: error, redirectURI: request.redirectURI)
+            screen.view = view
+            screen.offers = offers
+            screen.locales = locales
+            return screen
+        }
+        if let view = Self.navigation(action, offers: offers) {
+            return .showForm(screen(view, email: form["email"].flatMap { $0.isEmpty ? nil : String($0.prefix(254)) }))
+        }
         guard let authenticator = authenticators[action] else { return .unreadable }
-        let submission = LoginSubmission(action: action, fields: form, client: client, request: request)
+        let submission = LoginSubmission(action: action, fields: form, client: client, request: request,
+                                         pendingUserID: transaction.parameters[Self.pendingUserKey], locales: locales)
         switch try authenticator.authenticate(submission, context: &context) {
         case .authenticated(let user, let rehashed, let throttleKeys):
             let (session, cookie) = newSession(for: user, request: request, context: context)
@@ -175,8 +217,22 @@ public struct SignInFlow: Sendable {
             return .signedIn(resumeURL: issuer + Self.resumePath + "?tx=" + transactionID, sessionCookie: cookie,
                              sessionMaxAge: Int(sessionLifetime))
         case .retry(let message, let email):
-            return .showForm(LoginScreen(transactionID: transactionID, csrfToken: form["csrf_token"] ?? "", appName: client.name,
-                                         email: email, errorMessage: message, redirectURI: request.redirectURI))
+            var shown = screen(.password, email: email, error: message)
+            shown.errorField = "password"
+            return .showForm(shown)
+        case .step(let view, let notice, let error, let errorField, let email, let pendingUserID):
+            var shown = screen(view, email: email, error: error)
+            shown.notice = notice
+            shown.errorField = errorField
+            if let pendingUserID, transaction.parameters[Self.pendingUserKey] != pendingUserID {
+                // Reseal the transaction with the proved user, for the next step only this browser can take.
+                var pending = transaction
+                pending.parameters[Self.pendingUserKey] = pendingUserID
+                guard let cookie = seal.seal(pending, id: transactionID) else { return .expired }
+                shown.transactionCookie = cookie
+                shown.newTransactionMaxAge = max(1, Int(transaction.expiresAt.timeIntervalSince(clock.now)))
+            }
+            return .showForm(shown)
         case .throttled(let retryAfter):
             return .throttled(retryAfter: retryAfter)
         case .redirect(let url):

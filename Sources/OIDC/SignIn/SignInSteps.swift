@@ -1,3 +1,37 @@
+/// Which form of the sign-in the page shows.
+public enum LoginView: Sendable, Equatable {
+    /// Email and password (the default).
+    case password
+    /// Email and a new password.
+    case signup
+    /// The code sent to confirm the address.
+    case verifyEmail(email: String)
+    /// The address to send a reset code to.
+    case forgotPassword
+    /// The reset code and the new password.
+    case resetPassword(email: String)
+    /// The address to send a sign-in code to.
+    case passwordlessEmail
+    /// The sign-in code.
+    case passwordlessCode(email: String)
+}
+
+/// The ways in the login page offers besides the password, per application and configuration.
+public struct LoginOffers: Sendable, Equatable {
+    /// "Sign up": the application allows signup.
+    public var signup: Bool
+    /// "Forgot password?": email delivery is configured.
+    public var passwordReset: Bool
+    /// "Email me a code": the application has the passwordless grant and email is configured.
+    public var passwordless: Bool
+
+    public init(signup: Bool = false, passwordReset: Bool = false, passwordless: Bool = false) {
+        self.signup = signup
+        self.passwordReset = passwordReset
+        self.passwordless = passwordless
+    }
+}
+
 /// The login form as the flow wants it shown; the web layer renders it (`Server/Web/LoginPage`).
 public struct LoginScreen: Sendable, Equatable {
     /// The login transaction's id, posted back as `tx`; the transaction itself is sealed in its cookie.
@@ -14,6 +48,26 @@ public struct LoginScreen: Sendable, Equatable {
     public var newTransactionMaxAge: Int?
     /// The new transaction's sealed cookie value (`TransactionSeal`).
     public var transactionCookie: String?
+    public var view: LoginView = .password
+    public var offers = LoginOffers()
+    /// Information for the user (not an error), e.g. "We sent a code to …".
+    public var notice: String?
+    /// The field the error is about (`email`, `password`, `code`), shown next to it.
+    public var errorField: String?
+    /// The page's language preferences, best first (`ui_locales`, then `Accept-Language`).
+    public var locales: [String] = []
+
+    public init(transactionID: String, csrfToken: String, appName: String, email: String? = nil, errorMessage: String? = nil,
+                redirectURI: String, newTransactionMaxAge: Int? = nil, transactionCookie: String? = nil) {
+        self.transactionID = transactionID
+        self.csrfToken = csrfToken
+        self.appName = appName
+        self.email = email
+        self.errorMessage = errorMessage
+        self.redirectURI = redirectURI
+        self.newTransactionMaxAge = newTransactionMaxAge
+        self.transactionCookie = transactionCookie
+    }
 }
 
 /// What `GET|POST /authorize` does (`SignInFlow.authorize`).
@@ -37,7 +91,7 @@ public enum LoginStep: Sendable, Equatable {
     case forbidden
     /// The form names no action any authenticator answers: 400.
     case unreadable
-    /// The form again, with an error: 401.
+    /// The form again, or another of its views: 401 with an error, 200 without.
     case showForm(LoginScreen)
     /// 429 with `Retry-After` seconds.
     case throttled(retryAfter: Int)

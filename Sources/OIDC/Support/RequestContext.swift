@@ -6,6 +6,8 @@ public struct RequestContext: Sendable {
     public var clientIP: String
     /// A short label of the device, shown by `idp-admin sessions list`.
     public var deviceName: String?
+    /// The browser's `Accept-Language`, for pages and messages when the request names no `ui_locales`.
+    public var acceptLanguage: String?
     public var events: [SignInEvent] = []
 
     public init(clientIP: String, deviceName: String? = nil) {

@@ -60,10 +60,23 @@ extension TokenEndpoint {
         case .addressLocked:
             throw OAuthError(.tooManyAttempts, CredentialMessages.addressThrottled)
         }
+        if client.client.requireEmailVerification && !user.emailVerified {
+            throw OAuthError(.requiresVerification, "Please verify your email before signing in.", detail: "email not verified")
+        }
+        return resourceOwnerDraft(user: user, completion: completion, request: request, client: client, event: event,
+                                  signIns: policy.signIns)
+    }
+
+    /// The shared end of the resource-owner grants (password, password-realm, passwordless): the
+    /// user rule for scope and audience, then the login commit, the grant and a refresh token.
+    func resourceOwnerDraft(user: User, completion: LoginCompletion, request: TokenRequest, client: AuthenticatedClient,
+                            event: SignInEvent, signIns: any SignInStore) -> GrantDraft {
+        let clientID = client.client.clientID
+        let now = completion.time
         let rule = ScopeRule.user(scope: ScopeList.tokens(request["scope"] ?? "openid"), audience: request["audience"])
         // The success is reported once it is committed, after the scope-and-audience phase.
         return GrantDraft(rule: rule, reportedOnSuccess: [event]) { decision throws(OAuthError) in
-            try storage { () throws(StorageError) in try policy.signIns.completeLogin(completion) }
+            try storage { () throws(StorageError) in try signIns.completeLogin(completion) }
             let grant = Grant(grantID: Random.token(bytes: 16), clientID: clientID, userID: user.userID, sessionID: nil,
                               scope: decision.scopes.joined(separator: " "), audience: decision.audience, authTime: now, createdAt: now)
             try storage { () throws(StorageError) in try grants.create(grant) }

@@ -64,6 +64,8 @@ public struct TokenEndpoint: Sendable {
     public var apis: (any APIStore)?
     /// The resource-owner password grants; nil → unsupported.
     public var passwordGrants: PasswordGrantPolicy?
+    /// Passwordless codes (with `passwordGrants` for the login commit); nil → unsupported.
+    public var selfService: SelfService?
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil,
@@ -98,6 +100,9 @@ public struct TokenEndpoint: Sendable {
         },
         Client.GrantType.passwordRealm.rawValue: { endpoint, request, client, context throws(OAuthError) in
             try endpoint.passwordGrant(request, client: client, realmRequired: true, context: &context)
+        },
+        Client.GrantType.passwordlessOTP.rawValue: { endpoint, request, client, context throws(OAuthError) in
+            try endpoint.passwordlessGrant(request, client: client, context: &context)
         },
     ]
 

@@ -15,7 +15,7 @@ struct AuthorizeEndpoint: Sendable {
             return UserFacingError.unreadable(message: error.description).response(issuer: services.issuer)
         }
         if request.method == "HEAD" { return head(pairs) }
-        var context = RequestContext(clientIP: request.clientIP)
+        var context = RequestContext(request)
         defer { services.record(context) }
         do throws(OAuthError) {
             switch try flow.authorize(pairs, sessionCookie: services.cookies.value(.session, in: request.headers), context: &context) {
@@ -30,7 +30,7 @@ struct AuthorizeEndpoint: Sendable {
                 return AuthorizationRedirect.error(target, error, services: services)
             case .showLogin(let screen, let reason):
                 services.logger.debug("login_required", ["request_id": .string(request.requestID), "reason": .string(reason.rawValue)])
-                return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies)
+                return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies, texts: services.pageText)
             case .issued(let target, let code):
                 return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services)
             }

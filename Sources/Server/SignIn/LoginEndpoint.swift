@@ -13,7 +13,7 @@ struct LoginEndpoint: Sendable {
             return UserFacingError.unreadable(message: "The form could not be read.").response(issuer: services.issuer)
         }
         let form = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
-        var context = RequestContext(clientIP: request.clientIP, deviceName: request.headers["User-Agent"].map { String($0.prefix(200)) })
+        var context = RequestContext(request)
         defer { services.record(context) }
         do throws(OAuthError) {
             switch try flow.submit(form, transactionCookie: services.cookies.transaction(in: request.headers), context: &context) {
@@ -26,7 +26,8 @@ struct LoginEndpoint: Sendable {
             case .unreadable:
                 return UserFacingError.unreadable(message: "The form could not be read.").response(issuer: services.issuer)
             case .showForm(let screen):
-                return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies, status: 401)
+                return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies,
+                                        status: screen.errorMessage == nil ? 200 : 401, texts: services.pageText)
             case .throttled(let retryAfter):
                 return UserFacingError.tooManyAttempts(retryAfter: retryAfter).response(issuer: services.issuer)
             case .cancelled(let target, let error):

@@ -15,6 +15,8 @@ struct Services: Sendable {
     let metrics: GatehouseMetrics
     let cookies: CookieSpec
     let clients: any ClientStore
+    /// Page texts in every shipped language, with the operator's overrides.
+    var pageText: PageText = .shipped
 
     var issuer: Issuer { settings.issuer }
 

@@ -5,10 +5,10 @@ import Settings
 enum PageLayout {
     /// A whole document; `title` is escaped here, `body` must already be safe markup.
     /// With no issuer the page has no stylesheet (it stays readable, just unstyled).
-    static func document(title: String, issuer: Issuer?, body: String, scripts: [String] = []) -> String {
+    static func document(title: String, issuer: Issuer?, body: String, scripts: [String] = [], language: String = "en") -> String {
         var head = """
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="\(HTML.escape(language))">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">

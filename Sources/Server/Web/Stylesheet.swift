@@ -13,6 +13,8 @@ enum Stylesheet {
       --error-bg: #fdecea;
       --error-text: #a50e0e;
       --focus: #0b57d0;
+      --notice-bg: #e8f0fe;
+      --link: #0b57d0;
     }
     @media (prefers-color-scheme: dark) {
       :root {
@@ -26,6 +28,8 @@ enum Stylesheet {
         --error-bg: #3b1a1a;
         --error-text: #f6aea9;
         --focus: #8ab4f8;
+        --notice-bg: #1d2a3d;
+        --link: #8ab4f8;
       }
     }
     *, *::before, *::after { box-sizing: border-box; }
@@ -92,6 +96,21 @@ enum Stylesheet {
     }
     .button.primary { background: var(--accent); color: var(--accent-text); }
     .button.secondary { background: transparent; color: var(--text); border-color: var(--border); }
+    .notice { padding: 12px 14px; border-radius: 10px; background: var(--notice-bg); color: var(--text); }
+    .field-error { margin: 8px 0 0; padding: 8px 12px; }
+    .hint { color: var(--muted); font-size: 0.9rem; margin: 6px 0 0; }
+    input[aria-invalid="true"] { border-color: var(--error-text); border-width: 2px; }
+    .links { display: flex; flex-direction: column; align-items: center; gap: 4px; margin-top: 20px; }
+    .link {
+      min-height: 44px;
+      padding: 8px 12px;
+      font: inherit;
+      color: var(--link);
+      background: none;
+      border: none;
+      text-decoration: underline;
+      cursor: pointer;
+    }
     @media (min-width: 600px) {
       body { align-items: center; }
       .card { margin-top: 0; padding: 36px 32px; }

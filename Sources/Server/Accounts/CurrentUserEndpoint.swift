@@ -1,0 +1,57 @@
+import HTTP
+import JOSE
+import Logging
+import Model
+import OIDC
+
+/// `GET|PATCH /api/v2/users/{id}` for the signed-in user's own profile (`CurrentUserAPI`).
+struct CurrentUserEndpoint: Sendable {
+    let services: Services
+    let api: CurrentUserAPI
+
+    static let pathPrefix = "api/v2/users/"
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let userID = String(request.path.dropFirst(services.issuer.path.count + Self.pathPrefix.count))
+        var clientID: String?
+        do throws(ManagementAPIError) {
+            let bearer = AccessTokenValidator.bearerToken(fromAuthorization: request.headers["Authorization"])
+            switch request.method {
+            case "GET", "HEAD":
+                let grant = try api.authorize(bearer: bearer, userID: userID, anyOf: [ManagementAPI.readCurrentUser])
+                clientID = grant.clientID
+                return respond(CurrentUserAPI.profile(try api.read(userID)), request: request, clientID: clientID)
+            default:
+                let grant = try api.authorize(bearer: bearer, userID: userID,
+                                              anyOf: [ManagementAPI.updateCurrentUserMetadata, ManagementAPI.createCurrentUserMetadata])
+                clientID = grant.clientID
+                guard RequestParameters.mediaType(request.headers["Content-Type"]) == "application/json",
+                      case .object(let body)? = try? JSONValue(parsing: request.body) else {
+                    throw ManagementAPIError(status: 400, errorCode: "invalid_body", message: "The body must be a JSON object.")
+                }
+                let user = try api.patch(userID, body: body)
+                services.record("user.metadata_updated", userID: user.userID, clientID: clientID, ip: request.clientIP)
+                return respond(CurrentUserAPI.profile(user), request: request, clientID: clientID)
+            }
+        } catch {
+            if let detail = error.detail {
+                services.logger.info("management_api_refused", ["request_id": .string(request.requestID), "detail": .string(detail)])
+            }
+            var response = HTTPResponse.json((try? JSONValue.object([
+                "statusCode": .integer(Int64(error.status)), "error": .string(error.error), "message": .string(error.message),
+                "errorCode": .string(error.errorCode),
+            ]).jsonBytes()) ?? [], status: error.status)
+            if error.status == 401 { response.headers.set("WWW-Authenticate", "Bearer error=\"invalid_token\"") }
+            SecurityHeaders.noStore(&response)
+            ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
+            return response
+        }
+    }
+
+    private func respond(_ object: [String: JSONValue], request: HTTPRequest, clientID: String?) -> HTTPResponse {
+        var response = HTTPResponse.json((try? JSONValue.object(object).jsonBytes()) ?? [])
+        SecurityHeaders.noStore(&response)
+        ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
+        return response
+    }
+}

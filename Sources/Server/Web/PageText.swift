@@ -1,0 +1,60 @@
+import FoundationEssentials
+import OIDC
+
+/// Page texts in the user's language (README "Languages"): the shipped catalogues
+/// (`Config/locales/*.strings`, embedded), with an operator's directory of `<tag>.strings` files
+/// overriding texts key by key or adding languages. English fills any key a language lacks.
+struct PageText: Sendable {
+    /// Texts by language tag, then key.
+    let catalogues: [String: [String: String]]
+
+    init(overrides directory: String? = nil) {
+        var catalogues: [String: [String: String]] = [:]
+        for (tag, text) in EmbeddedLocales.files { catalogues[tag] = Self.parse(text) }
+        if let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) {
+            for name in names where name.hasSuffix(".strings") {
+                let tag = String(name.dropLast(".strings".count)).lowercased()
+                guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { continue }
+                catalogues[tag, default: [:]].merge(Self.parse(String(decoding: data, as: UTF8.self))) { _, override in override }
+            }
+        }
+        self.catalogues = catalogues
+    }
+
+    /// The shipped texts alone (tests, and pages built before settings are read).
+    static let shipped = PageText()
+
+    /// The catalogue for the first language of `preferences` that exists, else English.
+    func language(_ preferences: [String]) -> Language {
+        let tag = LocalePreference.pick(preferences, available: Set(catalogues.keys))
+        return Language(tag: tag, texts: catalogues[tag] ?? [:], english: catalogues["en"] ?? [:])
+    }
+
+    /// One language's texts.
+    struct Language: Sendable {
+        let tag: String
+        let texts: [String: String]
+        let english: [String: String]
+
+        /// The text for `key` with `{name}` placeholders filled; a key no catalogue has is shown as
+        /// given (a message the core wrote in English, such as a lock-out with its wait).
+        func callAsFunction(_ key: String, _ values: [String: String] = [:]) -> String {
+            var text = texts[key] ?? english[key] ?? key
+            for (name, value) in values { text = text.replacing("{\(name)}", with: value) }
+            return text
+        }
+    }
+
+    /// `key = text` lines; `#` comments and blank lines skipped.
+    static func parse(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingWhitespace()
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
+            let key = trimmed[..<equals].trimmingWhitespace()
+            let value = trimmed[trimmed.index(after: equals)...].trimmingWhitespace()
+            if !key.isEmpty { result[key] = value }
+        }
+        return result
+    }
+}
