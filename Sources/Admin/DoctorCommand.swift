@@ -40,7 +40,7 @@ enum DoctorCommand {
 
         let loaded: SettingsLoader.Loaded
         do {
-            loaded = try SettingsLoader.load(configPath: invocation.arguments.value("--config"), environment: invocation.environment)
+            loaded = try invocation.loaded()
             add("config", loaded.warnings.isEmpty ? .ok : .warn,
                 loaded.warnings.isEmpty ? "configuration loads" : loaded.warnings.joined(separator: "; "))
         } catch {

@@ -53,6 +53,14 @@ public struct Client: Sendable, Equatable {
     public var androidSHA256: [String]
     public var createdAt: Date
     public var updatedAt: Date
+    /// How the `updated_at` claim is written in this app's ID tokens and /userinfo.
+    public var updatedAtFormat: UpdatedAtFormat
+
+    /// `iso` is what Auth0 sends (an ISO 8601 string, which Auth0.swift reads); `number` is OpenID
+    /// Connect Core §5.1's seconds since 1970, which strict OpenID libraries require.
+    public enum UpdatedAtFormat: String, Sendable, CaseIterable {
+        case iso, number
+    }
 
     public var isConfidential: Bool { !type.isPublic }
 
@@ -63,7 +71,7 @@ public struct Client: Sendable, Equatable {
                 refreshSurvivesLogout: Bool = true, introspectionEnabled: Bool = false,
                 callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
                 appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
-                createdAt: Date, updatedAt: Date? = nil) {
+                createdAt: Date, updatedAt: Date? = nil, updatedAtFormat: UpdatedAtFormat = .iso) {
         self.clientID = clientID
         self.name = name
         self.type = type
@@ -87,6 +95,7 @@ public struct Client: Sendable, Equatable {
         self.androidSHA256 = androidSHA256
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.updatedAtFormat = updatedAtFormat
     }
 
     /// Auth0's defaults by type: public clients authenticate with nothing, confidential ones with a secret.

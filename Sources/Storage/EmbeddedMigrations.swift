@@ -312,5 +312,37 @@ CREATE TABLE write_probe (
 """#,
             checksum: "af31284654b3351dc5c420cf534f31ff7b3f39e0cac201979b45d3758c1a6991"
         ),
+        Migration(
+            version: 7,
+            name: "reserved",
+            sql: ##"""
+-- 0007 is reserved for another branch's migration (issue #17 work in parallel); this placeholder
+-- keeps the version list without gaps until that branch is merged, which replaces this file.
+SELECT 1;
+
+"""##,
+            checksum: "b367b255e61affd594ccf27ef0d1f4477bcc12e6f235a3b169190bfc916bf336"
+        ),
+        Migration(
+            version: 8,
+            name: "updated_at_format_and_deleted_users",
+            sql: #"""
+-- 0008_updated_at_format_and_deleted_users: how an application's ID tokens and /userinfo write `updated_at`.
+-- 'iso' (Auth0's ISO 8601 string, the default) or 'number' (OpenID Connect Core §5.1 seconds).
+ALTER TABLE clients ADD COLUMN updated_at_format TEXT NOT NULL DEFAULT 'iso'
+    CHECK (updated_at_format IN ('iso', 'number'));
+
+-- The digests of the refresh tokens a deleted user held, until they would have expired, so a
+-- refresh with one gets Auth0's "The refresh_token was generated for a user who doesn't exist
+-- anymore." (docs/auth0-compat.md) rather than the answer for an unknown token. Filled and
+-- pruned by SQLiteUserStore.delete.
+CREATE TABLE deleted_user_refresh_tokens (
+    token_hash  TEXT PRIMARY KEY,
+    expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+"""#,
+            checksum: "50545dbcc1dd44a05864ed12caff1b504cbdacb4c5298e6fafa6735a3a17e80e"
+        ),
     ]
 }

@@ -8,6 +8,8 @@ public struct SignInEvent: Sendable, Equatable {
         case loginCancelled = "login.cancelled"
         case authorizeRefused = "authorize.refused"
         case authorizeSSO = "authorize.sso"
+        /// A rotated refresh token came back; its family was revoked (RFC 9700 §4.14.2).
+        case refreshTokenReused = "refresh_token.reused"
 
         /// The login metric's `result` label, for the login kinds.
         public var loginResult: String? {
@@ -15,7 +17,7 @@ public struct SignInEvent: Sendable, Equatable {
             case .loginSucceeded: "success"
             case .loginFailed: "failure"
             case .loginThrottled: "throttled"
-            case .loginCancelled, .authorizeRefused, .authorizeSSO: nil
+            case .loginCancelled, .authorizeRefused, .authorizeSSO, .refreshTokenReused: nil
             }
         }
     }
