@@ -3,7 +3,9 @@
 # Run:    docker run -p 8080:8080 -v gatehouse-data:/var/lib/gatehouse \
 #           -e IDP_ISSUER=https://id.example.com/ gatehouse
 # Configuration is by IDP_<KEY> environment variables (see Config/idp.conf), or mount a
-# file and set IDP_CONFIG=/etc/gatehouse/idp.conf.
+# file at /etc/gatehouse/idp.conf (read when present, by idp and idp-admin alike).
+# The key-encryption key as a Docker secret, never in the data volume (Config/docker-compose.yml):
+#   docker run --secret gatehouse_kek -e IDP_KEY_ENCRYPTION_KEY_FILE=/run/secrets/gatehouse_kek …
 # Behind nginx (Config/docker-compose.yml, Config/nginx.conf):
 #   IDP_LISTEN=unix:/run/gatehouse/idp.sock  the socket nginx proxies to (a shared volume)
 #   IDP_TRUSTED_PROXIES=unix                 believe X-Forwarded-For/X-Request-Id only from that socket's peers
@@ -39,6 +41,7 @@ RUN apt-get update \
  && install -d -o gatehouse -g gatehouse -m 0700 /var/lib/gatehouse
 COPY --from=build /out/idp /out/idp-admin /usr/local/bin/
 COPY Config/idp.conf /etc/gatehouse/idp.conf.sample
+COPY scripts/healthcheck /usr/local/bin/gatehouse-healthcheck
 COPY Config/nginx.conf /etc/gatehouse/nginx.conf.sample
 
 # Listen on all interfaces inside the container; publish the port, or put nginx in front.
@@ -51,7 +54,9 @@ VOLUME ["/var/lib/gatehouse"]
 WORKDIR /var/lib/gatehouse
 USER gatehouse
 EXPOSE 8080
+# The probe asks the admin listener when one is set (IDP_ADMIN_LISTEN, a TCP address: the usual case
+# with IDP_LISTEN=unix:…), else the unix socket, else the TCP listener; GATEHOUSE_HEALTH_URL overrides it.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz >/dev/null || exit 1
+  CMD /usr/local/bin/gatehouse-healthcheck
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/idp"]

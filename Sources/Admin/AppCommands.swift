@@ -12,21 +12,25 @@ enum AppCommands {
     static let settingFlags = [
         "--name", "--callbacks", "--logout-urls", "--web-origins", "--auth-method", "--grants", "--id-token-alg",
         "--access-token-lifetime", "--id-token-lifetime", "--refresh-absolute-lifetime", "--refresh-idle-lifetime",
-        "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--signup", "--require-email-verification", "--apple-team-id", "--bundle-id",
-        "--android-package", "--android-sha256",
+        "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--signup", "--require-email-verification",
+        "--apple-team-id", "--bundle-id", "--android-package", "--android-sha256", "--updated-at-format",
     ]
 
-    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--json]"
+    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--updated-at-format iso|number] [--json]"
 
     static let settingsDetails = """
         Settings (create and update):
           --callbacks, --logout-urls, --web-origins   comma-separated allow-lists; every entry is checked against
               the allow-list rules: https only (plain http only for loopback hosts), custom schemes only for native
-              apps and only reverse-domain ones (com.example.app), no fragments, no javascript:/data:/file:, a *
-              wildcard only in the left-most host label with at least two labels after it.
+              apps (a scheme without a dot, e.g. myapp:, is accepted with a warning citing RFC 8252 §7.1), no
+              fragments, no javascript:/data:/file:, a * wildcard only in the left-most host label with at least two
+              labels after it. Every bad entry of every list is reported at once.
           --auth-method none|post|basic   none for public apps (native, spa); basic or post for confidential ones.
           --grants G,…                    Auth0 grant_types: authorization_code, refresh_token, client_credentials, …
-          --id-token-alg RS256|ES256      RS256 is what Auth0.swift accepts.
+          --id-token-alg RS256|ES256      RS256 is what Auth0.swift and Auth0.Android accept: ES256 on a native
+                                          app gets a warning.
+          --updated-at-format iso|number  the updated_at claim: iso (Auth0's ISO 8601 string, default) or number
+                                          (OpenID Connect Core §5.1 seconds, for strict OpenID libraries).
           --access-token-lifetime SECONDS      1 to 2592000 (30 days), default 86400.
           --id-token-lifetime SECONDS          1 to 2592000, default 36000.
           --refresh-absolute-lifetime SECONDS  1 to 31557600 (a year), default 2592000.
@@ -38,6 +42,8 @@ enum AppCommands {
           --require-email-verification on|off  a new address must be confirmed with an emailed code first, default off.
           --apple-team-id ID, --bundle-id ID   for apple-app-site-association (10 upper-case letters/digits).
           --android-package NAME, --android-sha256 FP,…   for assetlinks.json (SHA-256 fingerprints AA:BB:…, 32 bytes).
+        Warnings (the change is still made): a name or bundle id another application already has, a native or SPA
+        application without a callback, a native application signing ID tokens with ES256, a dotless custom scheme.
         """
 
     static let create = Command(
@@ -69,8 +75,9 @@ enum AppCommands {
             let now = wholeSeconds(Date())
             // A 256-bit random secret needs no slow hash; its SHA-256 keeps token requests fast.
             var client = Client(clientID: newClientID(), name: name, type: type, secretHash: secret.map(SecretDigest.hash), createdAt: now)
-            _ = try AppSettings.apply(arguments, to: &client, creating: true)
+            _ = try AppSettings.apply(arguments, to: &client, creating: true, warnings: &invocation.warnings)
             let store = try invocation.store()
+            invocation.warnings += try AppSettings.conflicts(client, among: SQLiteClientStore(store: store))
             try storageFailures { () throws(StorageError) in try SQLiteClientStore(store: store).create(client) }
             try invocation.audit("apps.created", clientID: client.clientID, details: ["name": client.name, "type": client.type.rawValue])
 
@@ -101,8 +108,9 @@ enum AppCommands {
             let store = try invocation.store()
             let clients = SQLiteClientStore(store: store)
             var client = try existingClient(clientID, in: clients)
-            let changed = try AppSettings.apply(invocation.arguments, to: &client, creating: false)
+            let changed = try AppSettings.apply(invocation.arguments, to: &client, creating: false, warnings: &invocation.warnings)
             guard !changed.isEmpty else { throw AdminError.usage("nothing to change: give at least one setting flag") }
+            invocation.warnings += try AppSettings.conflicts(client, among: clients)
             client.updatedAt = wholeSeconds(Date())
             try storageFailures { () throws(StorageError) in try clients.update(client) }
             try invocation.audit("apps.updated", clientID: clientID, details: ["changed": changed.joined(separator: ",")])
@@ -113,7 +121,7 @@ enum AppCommands {
     static let delete = Command(
         ["apps", "delete"],
         summary: "Delete an application with its codes, grants and tokens.",
-        usage: "apps delete CLIENT_ID [--json]",
+        usage: "apps delete CLIENT_ID [--yes] [--json]",
         details: """
             Removes the application, its pending authorization codes and sign-ins, its grants and refresh tokens
             (so its access tokens are no longer accepted by /userinfo) and its API grants. Cannot be undone.
@@ -123,6 +131,7 @@ enum AppCommands {
             let clientID = invocation.arguments.positionals[0]
             let clients = SQLiteClientStore(store: try invocation.store())
             let client = try existingClient(clientID, in: clients)
+            try invocation.confirm("Delete the application \"\(client.name)\" (\(clientID)) with its grants and tokens? This cannot be undone.")
             do {
                 try clients.delete(clientID: clientID)
             } catch StorageError.notFound {
@@ -137,7 +146,7 @@ enum AppCommands {
     static let rotateSecret = Command(
         ["apps", "rotate-secret"],
         summary: "Give a confidential application a new client secret, shown once; the old one stops working.",
-        usage: "apps rotate-secret CLIENT_ID [--json]",
+        usage: "apps rotate-secret CLIENT_ID [--yes] [--json]",
         details: """
             The new secret is printed once and stored only as a SHA-256 digest; the old secret is refused from
             now on, by the running daemon too. Public applications (native, spa) have no secret: exit status 1.
@@ -151,6 +160,7 @@ enum AppCommands {
             guard client.isConfidential else {
                 throw AdminError.failed("\(clientID) is a public (\(client.type.rawValue)) application; it has no client secret to rotate")
             }
+            try invocation.confirm("Rotate the secret of \"\(client.name)\"? The current secret stops working at once.")
             let secret = Random.token(bytes: 32)
             client.secretHash = SecretDigest.hash(secret)
             client.updatedAt = wholeSeconds(Date())
@@ -205,7 +215,7 @@ enum AppCommands {
             "refresh_survives_logout": client.refreshSurvivesLogout, "introspection_enabled": client.introspectionEnabled,
             "signup_enabled": client.signupEnabled, "require_email_verification": client.requireEmailVerification,
             "callbacks": client.callbacks, "logout_urls": client.logoutURLs, "web_origins": client.webOrigins,
-            "android_sha256": client.androidSHA256,
+            "android_sha256": client.androidSHA256, "updated_at_format": client.updatedAtFormat.rawValue,
             "created_at": timestamp(client.createdAt), "updated_at": timestamp(client.updatedAt),
         ]
         if let value = client.appleTeamID { object["apple_team_id"] = value }
@@ -254,7 +264,7 @@ enum AppSettings {
     static let maximumRefreshLifetime = 31_557_600
 
     /// Applies the flags present in `arguments`; returns the names of the settings given.
-    static func apply(_ arguments: Arguments, to client: inout Client, creating: Bool) throws -> [String] {
+    static func apply(_ arguments: Arguments, to client: inout Client, creating: Bool, warnings: inout [String]) throws -> [String] {
         var changed: [String] = []
         func given(_ flag: String) -> String? {
             guard let value = arguments.value(flag) else { return nil }
@@ -275,9 +285,27 @@ enum AppSettings {
             guard ["RS256", "ES256"].contains(value) else { throw AdminError.usage("--id-token-alg must be RS256 or ES256, not \(value)") }
             client.idTokenAlgorithm = value
         }
-        if let value = given("--callbacks") { client.callbacks = try urls(value, "--callbacks", kind: .callback, isNative: isNative) }
-        if let value = given("--logout-urls") { client.logoutURLs = try urls(value, "--logout-urls", kind: .logout, isNative: isNative) }
-        if let value = given("--web-origins") { client.webOrigins = try urls(value, "--web-origins", kind: .webOrigin, isNative: isNative) }
+        if let value = given("--updated-at-format") {
+            guard let format = Client.UpdatedAtFormat(rawValue: value) else {
+                throw AdminError.usage("--updated-at-format must be iso or number, not \(value)")
+            }
+            client.updatedAtFormat = format
+        }
+        // Every bad entry of every list at once, as the config loader reports every problem.
+        var urlProblems: [String] = []
+        if let value = given("--callbacks") {
+            client.callbacks = urls(value, "--callbacks", kind: .callback, isNative: isNative, problems: &urlProblems, warnings: &warnings)
+        }
+        if let value = given("--logout-urls") {
+            client.logoutURLs = urls(value, "--logout-urls", kind: .logout, isNative: isNative, problems: &urlProblems, warnings: &warnings)
+        }
+        if let value = given("--web-origins") {
+            client.webOrigins = urls(value, "--web-origins", kind: .webOrigin, isNative: isNative, problems: &urlProblems, warnings: &warnings)
+        }
+        if !urlProblems.isEmpty {
+            throw AdminError.failed(urlProblems.count == 1 ? urlProblems[0]
+                                    : "\(urlProblems.count) URLs refused:\n  " + urlProblems.joined(separator: "\n  "))
+        }
 
         if let value = given("--access-token-lifetime") {
             client.accessTokenLifetime = try seconds(value, "--access-token-lifetime", 1...maximumTokenLifetime)
@@ -324,7 +352,28 @@ enum AppSettings {
         if client.refreshIdleLifetime > client.refreshAbsoluteLifetime {
             throw AdminError.failed("--refresh-idle-lifetime \(client.refreshIdleLifetime) is longer than --refresh-absolute-lifetime \(client.refreshAbsoluteLifetime)")
         }
+        if isNative, client.idTokenAlgorithm == "ES256", creating || changed.contains("id-token-alg") {
+            warnings.append("--id-token-alg ES256 on a native application: Auth0.swift and Auth0.Android verify RS256 ID tokens only "
+                            + "(\"Signature algorithm of \"ES256\" is not supported\"); apps built on them cannot sign in")
+        }
+        if type.isPublic, client.callbacks.isEmpty, creating || changed.contains("callbacks") {
+            warnings.append("a \(type.rawValue) application without callback URLs cannot sign anyone in; add them with --callbacks")
+        }
         return changed
+    }
+
+    /// Warnings for what another application already uses: its name (people pick apps by name) or its
+    /// bundle id (the association files would then list two apps for one bundle).
+    static func conflicts(_ client: Client, among clients: SQLiteClientStore) throws -> [String] {
+        let others = try storageFailures { () throws(StorageError) in try clients.list() }.filter { $0.clientID != client.clientID }
+        var warnings: [String] = []
+        if let same = others.first(where: { $0.name.lowercased() == client.name.lowercased() }) {
+            warnings.append("another application is named \"\(same.name)\" (\(same.clientID))")
+        }
+        if let bundleID = client.bundleID, let same = others.first(where: { $0.bundleID == bundleID }) {
+            warnings.append("another application has the bundle id \(bundleID) (\(same.name), \(same.clientID))")
+        }
+        return warnings
     }
 
     static func authMethods(_ value: String, type: Client.ApplicationType) throws -> [Client.AuthMethod] {
@@ -363,12 +412,15 @@ enum AppSettings {
         return grants
     }
 
-    static func urls(_ value: String, _ flag: String, kind: RedirectURIPolicy.ListKind, isNative: Bool) throws -> [String] {
+    /// The list's entries, deduplicated; refused entries go to `problems`, risky ones to `warnings`.
+    static func urls(_ value: String, _ flag: String, kind: RedirectURIPolicy.ListKind, isNative: Bool,
+                     problems: inout [String], warnings: inout [String]) -> [String] {
         let entries = list(value)
         for entry in entries {
-            let problems = RedirectURIPolicy.registrationProblems(entry, kind: kind, isNative: isNative)
-            if !problems.isEmpty {
-                throw AdminError.failed("\(flag) \(entry): \(problems.joined(separator: "; "))")
+            let refused = RedirectURIPolicy.registrationProblems(entry, kind: kind, isNative: isNative)
+            if !refused.isEmpty { problems.append("\(flag) \(entry): \(refused.joined(separator: "; "))") }
+            for warning in RedirectURIPolicy.registrationWarnings(entry, kind: kind, isNative: isNative) {
+                warnings.append("\(flag) \(entry): \(warning)")
             }
         }
         var unique: [String] = []

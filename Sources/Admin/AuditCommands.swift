@@ -23,16 +23,19 @@ enum AuditCommands {
     static let tail = Command(
         ["audit", "tail"],
         summary: "Print the newest audit events, oldest first; --follow keeps printing new ones.",
-        usage: "audit tail [--follow] [--user USER_ID|EMAIL] [--limit N] [--json]",
+        usage: "audit tail [--follow] [--user USER_ID|EMAIL] [--limit N] [--from ID --take N] [--json]",
         details: """
             Prints the newest --limit events (default 50), newest last: sign-ins and their failures, tokens, and
             every change made with idp-admin (the actor is the operator's OS user name). --user keeps only one
             user's events. --follow then keeps printing new events as they are written (checked every 500 ms)
             until interrupted (Ctrl-C or SIGTERM), like tail -f.
             --json prints an array of {"time", "event", "user_id", "client_id", "ip", "actor", "details"}
-            (time in ISO 8601; absent values are null); with --follow, one such object per line (JSON Lines).
+            (time in ISO 8601; absent values are null, "id" the event's number); with --follow, one such object
+            per line (JSON Lines).
+            Paging: --from ID --take N prints the N events after event ID, oldest first (--from 0 starts at the
+            oldest); a full page ends with the command for the next one.
             """,
-        valueFlags: ["--user", "--limit"],
+        valueFlags: ["--user", "--limit", "--from", "--take"],
         switchFlags: ["--follow"],
         run: { invocation in
             let arguments = invocation.arguments
@@ -51,6 +54,21 @@ enum AuditCommands {
             }
             let filter = userID
             let audit = AuditStore(store: store)
+            if let fromText = arguments.value("--from") {
+                guard let from = Int64(fromText), from >= 0 else { throw AdminError.usage("--from must be an event id (a number), not \(fromText)") }
+                var take = defaultLimit
+                if let text = arguments.value("--take") {
+                    guard let value = Int(text), (1...100_000).contains(value) else {
+                        throw AdminError.usage("--take must be a number from 1 to 100000, not \(text)")
+                    }
+                    take = value
+                }
+                let page = try storageFailures { () throws(StorageError) in try audit.events(after: from, userID: filter, limit: take) }
+                var text = page.isEmpty ? "(no events)" : page.map(line).joined(separator: "\n")
+                if page.count == take, let last = page.last?.id { text += "\n\nnext page: idp-admin audit tail --from \(last) --take \(take)" }
+                return Output(json: page.map(object), text: text)
+            }
+            if arguments.value("--take") != nil { throw AdminError.usage("--take pages with --from; use --limit for the newest events") }
             let events = try storageFailures { () throws(StorageError) in try audit.tail(limit: limit, userID: filter) }
             let asJSON = arguments.has("--json")
             guard arguments.has("--follow") else {
@@ -94,15 +112,15 @@ enum AuditCommands {
             return output
         })
 
-    /// The JSON shape of one event: exactly these seven keys.
+    /// The JSON shape of one event: exactly these eight keys (`id` is the paging cursor).
     static func object(_ event: AuditEvent) -> [String: Any] {
-        ["time": timestamp(event.time), "event": event.event, "user_id": event.userID ?? NSNull(),
+        ["id": event.id ?? NSNull(), "time": timestamp(event.time), "event": event.event, "user_id": event.userID ?? NSNull(),
          "client_id": event.clientID ?? NSNull(), "ip": event.ip ?? NSNull(), "actor": event.actor, "details": event.details]
     }
 
-    /// One line for people: time, event, actor, then whatever else is known.
+    /// One line for people: id, time, event, actor, then whatever else is known.
     static func line(_ event: AuditEvent) -> String {
-        var parts = [timestamp(event.time), event.event, "actor=\(event.actor)"]
+        var parts = ["#\(event.id.map(String.init) ?? "-")", timestamp(event.time), event.event, "actor=\(event.actor)"]
         if let userID = event.userID { parts.append("user=\(userID)") }
         if let clientID = event.clientID { parts.append("client=\(clientID)") }
         if let ip = event.ip { parts.append("ip=\(ip)") }

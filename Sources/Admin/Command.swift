@@ -25,7 +25,7 @@ public struct Command: Sendable {
         self.details = details
         // Every command reads the same configuration and can print JSON.
         self.valueFlags = valueFlags + ["--config"]
-        self.switchFlags = switchFlags + ["--json", "--help", "-h"]
+        self.switchFlags = switchFlags + ["--json", "--yes", "--help", "-h"]
         self.positionals = positionals
         self.run = run
     }
@@ -33,8 +33,10 @@ public struct Command: Sendable {
     var helpText: String {
         var text = "Usage: idp-admin \(usage)\n\n\(summary)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
-        text += "\nCommon flags:\n  --config PATH   settings file, as for idp (default: $IDP_CONFIG or embedded defaults)\n"
-        text += "  --json          print machine-readable JSON\n  -h, --help      print this help\n"
+        text += "\nCommon flags (also accepted before the command):\n"
+        text += "  --config PATH   settings file, as for idp (default: $IDP_CONFIG, else /etc/gatehouse/idp.conf if present)\n"
+        text += "  --json          results as JSON on stdout, errors as one JSON object on stderr\n"
+        text += "  --yes           do not ask for confirmation on a terminal\n  -h, --help      print this help\n"
         return text
     }
 }

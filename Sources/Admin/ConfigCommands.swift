@@ -10,7 +10,7 @@ enum ConfigCommands {
         run: { invocation in
             let loaded: SettingsLoader.Loaded
             do {
-                loaded = try SettingsLoader.load(configPath: invocation.arguments.value("--config"), environment: invocation.environment)
+                loaded = try invocation.loaded()
             } catch let error as ConfigurationError {
                 throw AdminError.configuration(error.description)
             }

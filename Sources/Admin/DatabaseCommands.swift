@@ -2,16 +2,43 @@ import Foundation
 import SQLite
 import Storage
 
-/// `idp-admin db migrate | status | check | backup PATH`.
+/// `idp-admin db init | migrate | status | check | backup PATH`.
 enum DatabaseCommands {
-    static let all = [migrate, status, check, backup]
+    static let all = [initialize, migrate, status, check, backup]
+
+    static let initialize = Command(
+        ["db", "init"],
+        summary: "Create a new database at the configured path and migrate it (the only command that creates one).",
+        usage: "db init [--json]",
+        details: """
+            Refuses when a file is already there. The directory is created if needed (mode 0700). idp also creates
+            its database on first start; every other idp-admin command refuses a missing one, so a command run from
+            the wrong directory or with the wrong settings cannot quietly work on a new, empty database.
+            """,
+        run: { invocation in
+            let path = try invocation.settings().database
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw AdminError.failed("\(absolute(path)) already exists; db init only creates a new database (see db migrate)")
+            }
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty {
+                try mapErrors { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                                       attributes: [.posixPermissions: 0o700]) }
+            }
+            let database = try mapErrors { try Database(path: path) }
+            defer { database.close() }
+            let applied = try mapErrors { try Migrator(EmbeddedMigrations.all, database: database).migrate() }
+            return Output(json: ["database": absolute(path), "created": true, "migrations_applied": applied.count],
+                          text: "created \(absolute(path)) (\(applied.count) migrations applied)")
+        })
 
     static let migrate = Command(
         ["db", "migrate"],
-        summary: "Create the database if needed and apply pending migrations (idp also does this at startup).",
+        summary: "Apply pending migrations to the existing database (idp also does this at startup).",
         usage: "db migrate [--json]",
         run: { invocation in
             let path = try invocation.settings().database
+            try invocation.requireDatabase()
             let database = try open(path, mustExist: false)
             defer { database.close() }
             let applied = try mapErrors { try Migrator(EmbeddedMigrations.all, database: database).migrate() }
@@ -26,6 +53,7 @@ enum DatabaseCommands {
         usage: "db status [--json]",
         run: { invocation in
             let path = try invocation.settings().database
+            try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
             defer { database.close() }
             let rows = try mapErrors { try Migrator(EmbeddedMigrations.all, database: database).status() }
@@ -41,6 +69,7 @@ enum DatabaseCommands {
         details: "Exits 1 when the database is damaged, a migration was changed after it was applied,\nor the schema is newer than this binary.",
         run: { invocation in
             let path = try invocation.settings().database
+            try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
             defer { database.close() }
             let integrity = try mapErrors { try database.integrityCheck() }
@@ -58,17 +87,41 @@ enum DatabaseCommands {
         ["db", "backup"],
         summary: "Copy the live database to PATH with SQLite's online backup API (safe while idp runs).",
         usage: "db backup PATH [--json]",
-        details: "Refuses to overwrite an existing file. The copy is consistent even under writes; copying\nthe .sqlite3 file with cp is not (it misses the -wal file). Back up the key-encryption key\n(key_encryption_key_file) separately: the signing keys in the copy are encrypted with it.",
+        details: """
+            Refuses to overwrite an existing file, and says so when the target directory is missing or not
+            writable. The copy is consistent even under writes; copying the .sqlite3 file with cp is not (it
+            misses the -wal file). Back up the key-encryption key (key_encryption_key_file) separately: the
+            signing keys in the copy are encrypted with it.
+            To restore: stop idp, move the damaged database and its -wal/-shm files aside, copy the backup to
+            the database path (with its owner and mode 0600), put the matching KEK back, start idp, run
+            `idp-admin db check`.
+            """,
         positionals: 1...1,
         run: { invocation in
             let destination = invocation.arguments.positionals[0]
             guard !FileManager.default.fileExists(atPath: destination) else {
                 throw AdminError.failed("\(destination) already exists; choose a new path")
             }
+            let directory = (absolute(destination) as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw AdminError.failed("the directory \(directory) does not exist; create it first (mkdir -p -m 0700 \(directory))")
+            }
+            guard access(directory, W_OK) == 0 else {
+                throw AdminError.failed("the directory \(directory) is not writable by this user (uid \(geteuid()))")
+            }
             let path = try invocation.settings().database
+            try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
             defer { database.close() }
+            // One step inside one read transaction keeps the copy consistent, so there is no page count to show
+            // as it goes; the summary gives the size and the time taken.
+            let started = Date()
+            invocation.terminal?.status("backing up \(absolute(path)) …", false)
             try mapErrors { try database.backup(to: destination) }
+            let seconds = Date().timeIntervalSince(started)
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
+            invocation.terminal?.status(String(format: "backed up %d bytes in %.1fs", size, seconds), true)
             let copy = try mapErrors { try Database(path: destination, readers: 1) }
             defer { copy.close() }
             let integrity = try mapErrors { try copy.integrityCheck() }
@@ -85,7 +138,7 @@ enum DatabaseCommands {
     /// Commands that read an existing database say how to create one instead of creating it.
     static func requireExists(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw AdminError.failed("database \(path) does not exist yet; idp creates it on first start (or run idp-admin db migrate)")
+            throw AdminError.noDatabase("database \(absolute(path)) does not exist yet; idp creates it on first start (or run idp-admin db init)")
         }
     }
 

@@ -17,14 +17,18 @@ enum DoctorCommand {
     static let doctor = Command(
         ["doctor"],
         summary: "Check configuration, database, signing keys, file permissions, clock, issuer and proxy settings.",
-        usage: "doctor [--config PATH] [--url URL] [--json]",
+        usage: "doctor [--config PATH] [--url URL [--cacert FILE] [--resolve HOST:IP]] [--json]",
         details: """
             Every check prints ok, warn or fail with a message; the exit status is 1 when any check fails.
             --url URL fetches URL/.well-known/openid-configuration (e.g. through nginx) and compares its issuer
-            with the configured one. When admin_listen is a TCP address, what the running daemon saw from its
+            with the configured one; a failure names its cause (DNS, TCP connect, TLS verification, timeout, HTTP
+            status). --cacert FILE trusts that CA (a private or not yet public certificate); --resolve HOST:IP
+            sends HOST's requests to IP (before DNS points at the server).
+            For a unix-socket listener the socket is checked (exists, owner, group, mode) and connected to, and
+            doctor says which user must be in which group for nginx to reach it. When admin_listen is a TCP address, what the running daemon saw from its
             proxy (/proxyz) is reported too. Read-only: nothing is created or migrated.
             """,
-        valueFlags: ["--url"],
+        valueFlags: ["--url", "--cacert", "--resolve"],
         run: { invocation in
             let checks = runChecks(invocation)
             let rows = checks.map { [$0.name, $0.verdict.rawValue, $0.message] }
@@ -40,7 +44,7 @@ enum DoctorCommand {
 
         let loaded: SettingsLoader.Loaded
         do {
-            loaded = try SettingsLoader.load(configPath: invocation.arguments.value("--config"), environment: invocation.environment)
+            loaded = try invocation.loaded()
             add("config", loaded.warnings.isEmpty ? .ok : .warn,
                 loaded.warnings.isEmpty ? "configuration loads" : loaded.warnings.joined(separator: "; "))
         } catch {
@@ -69,8 +73,12 @@ enum DoctorCommand {
         }
 
         // Listener and proxy trust (J01, J02).
+        if settings.issuer.isHTTPS, settings.trustedProxies.isEmpty {
+            add("tls_proxy", .warn, "issuer \(settings.issuer.url) is https but trusted_proxies is empty: behind TLS termination idp sees plain http from nginx and every client address is the proxy's; set trusted_proxies (unix, or nginx's address)")
+        }
         switch settings.listen {
         case .unix(let path):
+            checks.append(UnixSocketCheck.check(path))
             if !settings.trustedProxies.unixSockets {
                 add("trusted_proxies", .warn, "listening on unix:\(path) but trusted_proxies lacks `unix`: client IPs in logs and throttling will all be \"unix\"; set trusted_proxies = unix")
             } else {
@@ -159,19 +167,28 @@ enum DoctorCommand {
         if let url = invocation.arguments.value("--url") {
             let base = url.hasSuffix("/") ? url : url + "/"
             let discoveryURL = base + ".well-known/openid-configuration"
-            if let (status, body) = fetch(discoveryURL) {
+            var curlOptions: [String] = []
+            if let cacert = invocation.arguments.value("--cacert") { curlOptions += ["--cacert", cacert] }
+            if let resolve = invocation.arguments.value("--resolve") {
+                guard let option = DiscoveryFetch.resolveOption(resolve, url: discoveryURL) else {
+                    return checks + [Check(name: "discovery", verdict: .fail, message: "--resolve \(resolve): expected HOST:IP, with HOST the host of --url")]
+                }
+                curlOptions += ["--resolve", option]
+            }
+            switch DiscoveryFetch.get(discoveryURL, options: curlOptions) {
+            case .failed(let cause):
+                checks.append(Check(name: "discovery", verdict: .fail, message: "cannot fetch \(discoveryURL): \(cause)"))
+            case .answered(let status, let body):
                 let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
                 let issuer = object?["issuer"] as? String
                 if status != 200 {
-                    checks.append(Check(name: "discovery", verdict: .fail, message: "\(discoveryURL) answered \(status)"))
+                    checks.append(Check(name: "discovery", verdict: .fail, message: "\(discoveryURL) answered HTTP \(status)\(status == 502 ? " (the proxy could not reach idp: check its upstream and the socket's group)" : "")"))
                 } else if issuer == settings.issuer.url {
                     checks.append(Check(name: "discovery", verdict: .ok, message: "\(discoveryURL) reports issuer \(settings.issuer.url)"))
                 } else {
                     checks.append(Check(name: "discovery", verdict: .fail,
                                         message: "\(discoveryURL) reports issuer \(issuer ?? "(none)") but this configuration says \(settings.issuer.url): the URL reaches another instance or configuration"))
                 }
-            } else {
-                checks.append(Check(name: "discovery", verdict: .fail, message: "cannot fetch \(discoveryURL)"))
             }
         }
         if case .tcp(let host, let port)? = settings.adminListen, port != 0 {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KeyManagement
 import Model
+import Storage
 
 /// `idp-admin keys list | rotate | retire | delete`.
 enum KeyCommands {
@@ -13,8 +14,8 @@ enum KeyCommands {
         usage: "keys list [--json]",
         run: { invocation in
             let keys = try manager(invocation).list()
-            return Output.table(["KID", "ALG", "STATUS", "CREATED_AT"],
-                                keys.map { [$0.kid, $0.algorithm, $0.status.rawValue, timestamp($0.createdAt)] },
+            return Output.table(["KID", "ALG", "STATUS", "CREATED_AT", "RETIRED_AT"],
+                                keys.map { [$0.kid, $0.algorithm, $0.status.rawValue, timestamp($0.createdAt), $0.retiredAt.map(timestamp) ?? "-"] },
                                 json: keys.map(json))
         })
 
@@ -61,16 +62,45 @@ enum KeyCommands {
     static let delete = Command(
         ["keys", "delete"],
         summary: "Remove a retired key from the JWKS; tokens it signed stop verifying.",
-        usage: "keys delete KID [--json]",
-        details: "An active key cannot be deleted. Wait until the tokens the key signed have expired.",
+        usage: "keys delete KID [--force] [--yes] [--json]",
+        details: """
+            An active key cannot be deleted. A key retired less than the longest token lifetime ago (the longest
+            access or ID token lifetime of any application or API) may still have signed tokens in use: that is
+            refused unless --force is given, with the time it becomes safe.
+            """,
+        switchFlags: ["--force"],
         positionals: 1...1,
         run: { invocation in
             let kid = invocation.arguments.positionals[0]
             let keys = try manager(invocation)
+            guard let record = try mapKeyErrors({ try keys.list() }).first(where: { $0.kid == kid }) else {
+                throw AdminError.failed("no signing key \(kid)")
+            }
+            if let retired = record.retiredAt, !invocation.arguments.has("--force") {
+                let longest = try longestTokenLifetime(invocation)
+                let safe = retired.addingTimeInterval(TimeInterval(longest))
+                if safe > Date() {
+                    throw AdminError.failed("""
+                        \(kid) was retired at \(timestamp(retired)); tokens it signed may live \(longest) s (the longest token \
+                        lifetime configured), so deleting it before \(timestamp(safe)) would make them fail verification. \
+                        Wait, or pass --force.
+                        """)
+                }
+            }
+            try invocation.confirm("Delete the signing key \(kid)? Tokens it signed stop verifying.")
             try mapKeyErrors { try keys.delete(kid: kid) }
             try invocation.audit("keys.deleted", details: ["kid": kid])
             return Output(json: ["kid": kid, "deleted": true], text: "deleted \(kid)")
         })
+
+    /// The longest lifetime, in seconds, of any token a key may have signed: access and ID tokens of
+    /// every application, access tokens of every API.
+    static func longestTokenLifetime(_ invocation: Invocation) throws -> Int {
+        let store = try invocation.store()
+        let clients = try storageFailures { () throws(StorageError) in try SQLiteClientStore(store: store).list() }
+        let apis = try storageFailures { () throws(StorageError) in try SQLiteAPIStore(store: store).list() }
+        return (clients.flatMap { [$0.accessTokenLifetime, $0.idTokenLifetime] } + apis.map(\.tokenLifetime)).max() ?? 86_400
+    }
 
     private static func manager(_ invocation: Invocation) throws -> KeyManager {
         let store = try invocation.store()

@@ -10,6 +10,10 @@ public struct Output: Sendable {
     public var status: Int32 = 0
     /// The command already wrote its output as it went (`audit tail --follow`); nothing more to print.
     public var streamed = false
+    /// Said on standard error (text) or as `warnings` in a JSON object result.
+    public var warnings: [String] = []
+    /// The database a mutating command changed; the human output ends by naming it.
+    var changedDatabase: String?
 
     public init(json: Any, text: String) {
         self.json = JSONBox(json)
@@ -31,9 +35,24 @@ public struct Output: Sendable {
 
     func rendered(asJSON: Bool) -> String {
         if streamed { return "" }
-        guard asJSON else { return text }
-        let data = (try? JSONSerialization.data(withJSONObject: json.value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
+        guard asJSON else {
+            guard let changedDatabase else { return text }
+            return text + (text.hasSuffix("\n") ? "" : "\n") + "database: \(changedDatabase)"
+        }
+        var value = json.value
+        if !warnings.isEmpty, var object = value as? [String: Any] {
+            object["warnings"] = warnings
+            value = object
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Warnings for standard error: lines for people; for `--json` only when the result cannot carry them.
+    func renderedWarnings(asJSON: Bool) -> String {
+        guard !warnings.isEmpty else { return "" }
+        if asJSON, json.value is [String: Any] { return "" }
+        return warnings.map { "warning: \($0)\n" }.joined()
     }
 }
 

@@ -10,16 +10,15 @@ enum SessionCommands {
     static let list = Command(
         ["sessions", "list"],
         summary: "List a user's sign-in sessions (one per device and login), newest first.",
-        usage: "sessions list --user USER_ID [--json]",
+        usage: "sessions list --user USER_ID|EMAIL [--json]",
         details: """
             Shows each session's id (the `sid` claim), device, IP address, when it was created and last seen,
             whether it is live or ended, and how many refresh tokens issued under it can still be used.
             """,
         valueFlags: ["--user"],
         run: { invocation in
-            let userID = try requiredUser(invocation)
             let store = try invocation.store()
-            try requireUserExists(userID, store: store)
+            let userID = try requiredUser(invocation, store: store)
             let now = Date()
             let sessions = try storageFailures { () throws(StorageError) in try SQLiteSessionStore(store: store).list(userID: userID) }
             let counts = try storageFailures { () throws(StorageError) in
@@ -60,13 +59,13 @@ enum SessionCommands {
     static let revokeAll = Command(
         ["sessions", "revoke-all"],
         summary: "End every session of a user and revoke every token issued under them.",
-        usage: "sessions revoke-all --user USER_ID [--json]",
+        usage: "sessions revoke-all --user USER_ID|EMAIL [--yes] [--json]",
         details: "Signs the user out on every device; use after a lost device or a suspected compromise.",
         valueFlags: ["--user"],
         run: { invocation in
-            let userID = try requiredUser(invocation)
             let store = try invocation.store()
-            try requireUserExists(userID, store: store)
+            let userID = try requiredUser(invocation, store: store)
+            try invocation.confirm("Sign \(userID) out on every device (end all sessions, revoke all tokens)?")
             let result = try storageFailures { () throws(StorageError) in
                 try SessionRevocation(store: store).revokeAllSessions(userID: userID, at: Date(), reason: "all sessions revoked by operator")
             }
@@ -79,21 +78,21 @@ enum SessionCommands {
     static let revokeTokens = Command(
         ["tokens", "revoke"],
         summary: "Revoke a user's tokens (refresh and access), for every application or one.",
-        usage: "tokens revoke --user USER_ID [--app CLIENT_ID] [--json]",
+        usage: "tokens revoke --user USER_ID|EMAIL [--app CLIENT_ID] [--yes] [--json]",
         details: """
             Revokes the user's grants: their refresh tokens get invalid_grant and their access tokens 401.
             Sessions stay signed in, so the user can sign in to the app again without a password.
             """,
         valueFlags: ["--user", "--app"],
         run: { invocation in
-            let userID = try requiredUser(invocation)
             let clientID = invocation.arguments.value("--app")
             let store = try invocation.store()
-            try requireUserExists(userID, store: store)
+            let userID = try requiredUser(invocation, store: store)
             if let clientID {
                 let client = try storageFailures { () throws(StorageError) in try SQLiteClientStore(store: store).find(clientID: clientID) }
                 guard client != nil else { throw AdminError.failed("no application \(clientID)") }
             }
+            try invocation.confirm("Revoke the tokens of \(userID)\(clientID.map { " for \($0)" } ?? " for every application")?")
             let grants = try storageFailures { () throws(StorageError) in
                 try SessionRevocation(store: store).revokeGrants(userID: userID, clientID: clientID, at: Date(),
                                                                  reason: "tokens revoked by operator")
@@ -106,14 +105,10 @@ enum SessionCommands {
             return Output(json: json, text: "revoked \(grants) token family(ies) of \(userID)\(clientID.map { " for \($0)" } ?? "")")
         })
 
-    private static func requiredUser(_ invocation: Invocation) throws -> String {
-        guard let userID = invocation.arguments.value("--user"), !userID.isEmpty else { throw AdminError.usage("--user is required") }
-        return userID
-    }
-
-    private static func requireUserExists(_ userID: String, store: Store) throws {
-        let user = try storageFailures { () throws(StorageError) in try SQLiteUserStore(store: store).find(userID: userID) }
-        guard user != nil else { throw AdminError.failed("no user \(userID)") }
+    /// The user named by `--user`, an id or an email, as everywhere else in idp-admin.
+    private static func requiredUser(_ invocation: Invocation, store: Store) throws -> String {
+        guard let key = invocation.arguments.value("--user"), !key.isEmpty else { throw AdminError.usage("--user is required") }
+        return try UserCommands.existingUser(key, in: SQLiteUserStore(store: store)).userID
     }
 
     static func state(_ session: Session, now: Date) -> String {

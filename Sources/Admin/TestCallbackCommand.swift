@@ -7,10 +7,9 @@ import OIDC
 /// the client's redirect_uri, and if not exactly why and which registered entry was closest.
 ///
 /// Output: `allowed (matches ENTRY)` on standard output with exit status 0; or, when refused,
-/// `refused: REASON` and `nearest allowed callback: ENTRY` with exit status 1. Because the
-/// command framework prints a failure's message on standard error, the refused verdict (text,
-/// or the JSON object with `--json`) appears on standard error, after the `idp-admin apps
-/// test-callback:` prefix. JSON: `{"allowed":bool,"reason":…,"nearest":…,"entry":…}` (nulls when absent).
+/// `refused: REASON` and `nearest allowed callback: ENTRY` with exit status 1. A refusal is a
+/// result, not an error: it is printed on standard output like an allowed verdict (exit status 1).
+/// JSON: `{"allowed":bool,"reason":…,"nearest":…,"entry":…}` (nulls when absent).
 enum TestCallbackCommand {
     static let command = make(clients: { try SQLiteClientStore(store: $0.store()) })
 
@@ -20,7 +19,7 @@ enum TestCallbackCommand {
             ["apps", "test-callback"],
             summary: "Check whether a URL is an allowed callback of an application, and why not.",
             usage: "apps test-callback CLIENT_ID URL [--json]",
-            details: "Applies the exact /authorize rules (byte-exact match, Auth0 wildcards, loopback any-port for native apps).\nExit status 1 when refused; the verdict is then printed on standard error.",
+            details: "Applies the exact /authorize rules (byte-exact match, Auth0 wildcards, loopback any-port for native apps).\nExit status 1 when refused; the verdict is printed on standard output either way.",
             positionals: 2...2,
             run: { invocation in
                 let clientID = invocation.arguments.positionals[0]
@@ -33,10 +32,8 @@ enum TestCallbackCommand {
                     throw AdminError.failed("cannot read the application \(clientID): \(error)")
                 }
                 guard let client = found else { throw AdminError.failed("no application with client id \(clientID)") }
-                let output = verdict(client: client, url: url)
-                if case false = CallbackVerdict.evaluate(client: client, url: url).allowed {
-                    throw AdminError.failed(output.rendered(asJSON: invocation.arguments.has("--json")))
-                }
+                var output = verdict(client: client, url: url)
+                if case false = CallbackVerdict.evaluate(client: client, url: url).allowed { output.status = 1 }
                 return output
             })
     }

@@ -68,23 +68,37 @@ enum UserCommands {
     static let list = Command(
         ["users", "list"],
         summary: "List users, oldest first.",
-        usage: "users list [--email-contains TEXT] [--limit N] [--json]",
-        details: "--email-contains matches case-insensitively. --limit defaults to 100.",
-        valueFlags: ["--email-contains", "--limit"],
+        usage: "users list [--email-contains TEXT] [--take N] [--from USER_ID] [--json]",
+        details: """
+            --email-contains matches case-insensitively. Pages of --take users (default 100; --limit is the same),
+            oldest first; --from USER_ID starts after that user: pass the last user id of a page to get the next.
+            A full page ends with the command for the next one.
+            """,
+        valueFlags: ["--email-contains", "--limit", "--take", "--from"],
         run: { invocation in
             var limit = 100
-            if let text = invocation.arguments.value("--limit") {
-                guard let value = Int(text), value > 0 else { throw AdminError.usage("--limit must be a positive number, not \(text)") }
+            let takeFlag = invocation.arguments.value("--take") != nil ? "--take" : "--limit"
+            if let text = invocation.arguments.value(takeFlag) {
+                guard let value = Int(text), value > 0 else { throw AdminError.usage("\(takeFlag) must be a positive number, not \(text)") }
                 limit = value
             }
             let filter = invocation.arguments.value("--email-contains")
+            let from = invocation.arguments.value("--from")
             let store = try invocation.store()
-            let users = try storageFailures { () throws(StorageError) in
-                try SQLiteUserStore(store: store).list(emailContaining: filter, limit: limit)
+            let userStore = SQLiteUserStore(store: store)
+            if let from, try storageFailures({ () throws(StorageError) in try userStore.find(userID: from) }) == nil {
+                throw AdminError.failed("--from \(from): no such user id (use the last USER_ID of the previous page)")
             }
-            return Output.table(["USER_ID", "EMAIL", "VERIFIED", "NAME", "CREATED_AT"],
-                                users.map { [$0.userID, $0.email, $0.emailVerified ? "yes" : "no", $0.name ?? "", timestamp($0.createdAt)] },
-                                json: users.map(summary))
+            let users = try storageFailures { () throws(StorageError) in
+                try userStore.list(emailContaining: filter, after: from, limit: limit)
+            }
+            var output = Output.table(["USER_ID", "EMAIL", "VERIFIED", "NAME", "CREATED_AT"],
+                                      users.map { [$0.userID, $0.email, $0.emailVerified ? "yes" : "no", $0.name ?? "", timestamp($0.createdAt)] },
+                                      json: users.map(summary))
+            if users.count == limit, let last = users.last {
+                output = Output(json: output.json.value, text: output.text + "\n\nnext page: idp-admin users list --from \(last.userID) --take \(limit)")
+            }
+            return output
         })
 
     static let show = Command(
@@ -233,7 +247,7 @@ enum UserCommands {
     static let delete = Command(
         ["users", "delete"],
         summary: "Delete a user with their sessions, codes, grants and tokens.",
-        usage: "users delete USER_ID|EMAIL [--json]",
+        usage: "users delete USER_ID|EMAIL [--yes] [--json]",
         details: """
             Removes the user, their sessions, pending authorization codes, grants and refresh tokens; their
             access tokens are refused at /userinfo from then on. The audit log keeps their past events. Cannot be undone.
@@ -242,6 +256,7 @@ enum UserCommands {
         run: { invocation in
             let users = SQLiteUserStore(store: try invocation.store())
             let user = try existingUser(invocation.arguments.positionals[0], in: users)
+            try invocation.confirm("Delete the user \(user.email) (\(user.userID)) with their sessions and tokens? This cannot be undone.")
             do {
                 try users.delete(userID: user.userID)
             } catch StorageError.notFound {

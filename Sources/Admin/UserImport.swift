@@ -46,9 +46,15 @@ enum UserImport {
             let records = try parse(data)
             let users = SQLiteUserStore(store: try invocation.store())
             var report = Report()
+            // On a terminal: count, rate and time left as it goes; nothing when output goes to a file or pipe.
+            let progress = invocation.progress("importing users", total: records.count)
+            let started = Date()
             for record in records {
                 report.add(record, outcome: importOne(record, into: users, invocation: invocation))
+                progress.advance()
             }
+            progress.finish()
+            report.seconds = Date().timeIntervalSince(started)
             try invocation.audit("users.imported", details: ["file": path, "imported": String(report.imported),
                                                               "skipped": String(report.skipped.count), "failed": String(report.failed.count)])
             var output = Output(json: report.json, text: report.text)
@@ -73,6 +79,7 @@ enum UserImport {
 
     struct Report {
         var imported = 0
+        var seconds: TimeInterval = 0
         var skipped: [(index: Int, email: String)] = []
         var failed: [(index: Int, email: String?, error: String)] = []
 
@@ -90,7 +97,8 @@ enum UserImport {
         }
 
         var text: String {
-            var lines = ["imported \(imported), skipped \(skipped.count) (already exist), failed \(failed.count)"]
+            var lines = ["imported \(imported), skipped \(skipped.count) (already exist), failed \(failed.count)"
+                         + String(format: " in %.1fs", seconds)]
             lines += skipped.map { "record \($0.index) (\($0.email)): exists" }
             lines += failed.map { "record \($0.index) (\($0.email ?? "no email")): error: \($0.error)" }
             return lines.joined(separator: "\n")

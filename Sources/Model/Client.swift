@@ -59,6 +59,14 @@ public struct Client: Sendable, Equatable {
     public var requireEmailVerification: Bool
     public var createdAt: Date
     public var updatedAt: Date
+    /// How the `updated_at` claim is written in this app's ID tokens and /userinfo.
+    public var updatedAtFormat: UpdatedAtFormat
+
+    /// `iso` is what Auth0 sends (an ISO 8601 string, which Auth0.swift reads); `number` is OpenID
+    /// Connect Core §5.1's seconds since 1970, which strict OpenID libraries require.
+    public enum UpdatedAtFormat: String, Sendable, CaseIterable {
+        case iso, number
+    }
 
     public var isConfidential: Bool { !type.isPublic }
 
@@ -69,7 +77,8 @@ public struct Client: Sendable, Equatable {
                 refreshSurvivesLogout: Bool = true, introspectionEnabled: Bool = false,
                 callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
                 appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
-                signupEnabled: Bool = false, requireEmailVerification: Bool = false, createdAt: Date, updatedAt: Date? = nil) {
+                signupEnabled: Bool = false, requireEmailVerification: Bool = false, createdAt: Date, updatedAt: Date? = nil,
+                updatedAtFormat: UpdatedAtFormat = .iso) {
         self.clientID = clientID
         self.name = name
         self.type = type
@@ -95,6 +104,7 @@ public struct Client: Sendable, Equatable {
         self.requireEmailVerification = requireEmailVerification
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.updatedAtFormat = updatedAtFormat
     }
 
     /// Auth0's defaults by type: public clients authenticate with nothing, confidential ones with a secret.

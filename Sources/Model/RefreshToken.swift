@@ -73,6 +73,13 @@ public protocol RefreshTokenStore: Sendable {
     /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
     /// for the user's sessions.
     func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int]
+    /// Whether an unknown token was issued to a user who has since been deleted (and would still be valid).
+    func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool
+}
+
+extension RefreshTokenStore {
+    /// Stores that forget deleted users' tokens say no.
+    public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool { false }
 }
 
 extension RefreshRotation {

@@ -11,6 +11,31 @@ public enum SettingsLoader {
         public let sources: [String: SettingSource]
         /// Non-fatal findings, e.g. an unknown `IDP_*` variable.
         public let warnings: [String]
+        /// The file read, and why that one (`--config`, `IDP_CONFIG`, the system file); nil for defaults only.
+        public let configFile: ConfigFileChoice?
+    }
+
+    /// Read by `idp` and `idp-admin` when it exists and neither `--config` nor `IDP_CONFIG` names a file.
+    /// Precedence of every key: `--config` file, else `IDP_CONFIG`, else this file; `IDP_*` over the file; defaults last.
+    public static let systemConfigPath = "/etc/gatehouse/idp.conf"
+
+    /// Which config file is read, and what chose it.
+    public struct ConfigFileChoice: Sendable, Equatable, CustomStringConvertible {
+        public enum Reason: String, Sendable { case flag = "--config", environment = "IDP_CONFIG", system = "the system config file" }
+        public let path: String
+        public let reason: Reason
+        public var description: String { reason == .system ? "\(path) (the system config file)" : "\(path) (from \(reason.rawValue))" }
+    }
+
+    /// The file `load` reads for these inputs.
+    public static func chooseConfigFile(configPath: String?, environment: [String: String],
+                                        systemConfigPath: String? = systemConfigPath) -> ConfigFileChoice? {
+        if let configPath { return ConfigFileChoice(path: configPath, reason: .flag) }
+        if let path = environment["IDP_CONFIG"], !path.isEmpty { return ConfigFileChoice(path: path, reason: .environment) }
+        if let systemConfigPath, FileManager.default.fileExists(atPath: systemConfigPath) {
+            return ConfigFileChoice(path: systemConfigPath, reason: .system)
+        }
+        return nil
     }
 
     /// Loads settings; throws `ConfigurationError` listing every problem found.
@@ -18,12 +43,14 @@ public enum SettingsLoader {
     /// - Parameters:
     ///   - configPath: a file to read; `nil` means embedded defaults (or `IDP_CONFIG`).
     ///   - environment: usually `ProcessInfo.processInfo.environment`.
-    public static func load(configPath: String?, environment: [String: String]) throws -> Loaded {
+    ///   - systemConfigPath: read when present and no file is named (nil: never).
+    public static func load(configPath: String?, environment: [String: String],
+                            systemConfigPath: String? = systemConfigPath) throws -> Loaded {
         var problems: [ConfigProblem] = []
         var values: [String: (String, SettingSource)] = [:]
 
-        let path = configPath ?? environment["IDP_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
-        if let path {
+        let choice = chooseConfigFile(configPath: configPath, environment: environment, systemConfigPath: systemConfigPath)
+        if let path = choice?.path {
             do {
                 let text = try readText(path)
                 let parsed = ConfigFile.parse(text, file: path)
@@ -76,7 +103,7 @@ public enum SettingsLoader {
                                           message: "must be at least max_body_bytes (\(settings.maxBodyBytes) bytes), or no body could be received"))
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
-        return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted())
+        return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted(), configFile: choice)
     }
 
     private static func readText(_ path: String) throws -> String {

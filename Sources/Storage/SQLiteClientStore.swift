@@ -21,8 +21,9 @@ public struct SQLiteClientStore: ClientStore {
                     INSERT INTO clients (client_id, name, app_type, secret_hash, auth_methods, grant_types, id_token_alg,
                         access_token_lifetime, id_token_lifetime, refresh_absolute_lifetime, refresh_idle_lifetime,
                         refresh_reuse_interval, refresh_survives_logout, introspection_enabled, apple_team_id, bundle_id,
-                        android_package, android_sha256, created_at, updated_at, signup_enabled, require_email_verification)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
+                        android_package, android_sha256, created_at, updated_at, updated_at_format, signup_enabled,
+                        require_email_verification)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
                     """, Self.columns(client))
                 try ClientAllowedURLs.replace(for: client, in: connection)
             }
@@ -73,8 +74,8 @@ public struct SQLiteClientStore: ClientStore {
                         id_token_alg = ?7, access_token_lifetime = ?8, id_token_lifetime = ?9, refresh_absolute_lifetime = ?10,
                         refresh_idle_lifetime = ?11, refresh_reuse_interval = ?12, refresh_survives_logout = ?13,
                         introspection_enabled = ?14, apple_team_id = ?15, bundle_id = ?16, android_package = ?17,
-                        android_sha256 = ?18, created_at = ?19, updated_at = ?20, signup_enabled = ?21,
-                        require_email_verification = ?22
+                        android_sha256 = ?18, created_at = ?19, updated_at = ?20, updated_at_format = ?21, signup_enabled = ?22,
+                        require_email_verification = ?23
                     WHERE client_id = ?1
                     """, Self.columns(client))
                 guard changed == 1 else { throw StorageError.notFound("client \(client.clientID)") }
@@ -97,7 +98,7 @@ public struct SQLiteClientStore: ClientStore {
         }
     }
 
-    /// Values for ?1…?22 in the order of the INSERT and UPDATE statements.
+    /// Values for ?1…?23 in the order of the INSERT and UPDATE statements.
     private static func columns(_ client: Client) -> [SQLValue] {
         [.text(client.clientID), .text(client.name), .text(client.type.rawValue), SQLValue(optional: client.secretHash),
          .text(client.authMethods.map(\.rawValue).joined(separator: " ")),
@@ -108,8 +109,8 @@ public struct SQLiteClientStore: ClientStore {
          SQLValue(flag: client.introspectionEnabled), SQLValue(optional: client.appleTeamID), SQLValue(optional: client.bundleID),
          SQLValue(optional: client.androidPackage),
          client.androidSHA256.isEmpty ? .null : .text(client.androidSHA256.joined(separator: ",")),
-         SQLValue(date: client.createdAt), SQLValue(date: client.updatedAt), SQLValue(flag: client.signupEnabled),
-         SQLValue(flag: client.requireEmailVerification)]
+         SQLValue(date: client.createdAt), SQLValue(date: client.updatedAt), .text(client.updatedAtFormat.rawValue),
+         SQLValue(flag: client.signupEnabled), SQLValue(flag: client.requireEmailVerification)]
     }
 
     private static func client(_ row: Row, lists: ClientAllowedURLs.Lists) throws -> Client {
@@ -142,7 +143,8 @@ public struct SQLiteClientStore: ClientStore {
             appleTeamID: try row.optionalString("apple_team_id"), bundleID: try row.optionalString("bundle_id"),
             androidPackage: try row.optionalString("android_package"), androidSHA256: fingerprints,
             signupEnabled: try row.flag("signup_enabled"), requireEmailVerification: try row.flag("require_email_verification"),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
+            updatedAtFormat: Client.UpdatedAtFormat(rawValue: try row.string("updated_at_format")) ?? .iso)
     }
 
     private static func words(_ row: Row, _ column: String) throws -> [String] {

@@ -61,6 +61,16 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
+    /// Reads the tombstones `SQLiteUserStore.delete` leaves (migration 0008).
+    public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool {
+        try mapStorageErrors {
+            try database.read { connection in
+                try connection.queryOne("SELECT 1 FROM deleted_user_refresh_tokens WHERE token_hash = ? AND expires_at > ?",
+                                        [.text(tokenHash), SQLValue(date: Date())]) != nil
+            }
+        }
+    }
+
     public func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int] {
         try mapStorageErrors {
             try database.read { connection in

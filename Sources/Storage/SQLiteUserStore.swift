@@ -39,12 +39,17 @@ public struct SQLiteUserStore: UserStore {
 
     /// Users oldest first, optionally only those whose email contains `emailContaining`
     /// (case-insensitively), at most `limit`. For operators; not part of `UserStore`.
-    public func list(emailContaining: String? = nil, limit: Int = 100) throws(StorageError) -> [User] {
+    /// Users oldest first; `after` (a user id) starts the page after that user, for paging.
+    public func list(emailContaining: String? = nil, after: String? = nil, limit: Int = 100) throws(StorageError) -> [User] {
         try mapStorageErrors {
             try database.read { connection in
                 try connection.query(
-                    "SELECT * FROM users WHERE (?1 IS NULL OR instr(email_key, ?1) > 0) ORDER BY created_at, user_id LIMIT ?2",
-                    [SQLValue(optional: emailContaining.map(User.emailKey)), .integer(Int64(limit))]).map(Self.user)
+                    """
+                    SELECT * FROM users WHERE (?1 IS NULL OR instr(email_key, ?1) > 0)
+                        AND (?3 IS NULL OR (created_at, user_id) > (SELECT created_at, user_id FROM users WHERE user_id = ?3))
+                    ORDER BY created_at, user_id LIMIT ?2
+                    """,
+                    [SQLValue(optional: emailContaining.map(User.emailKey)), .integer(Int64(limit)), SQLValue(optional: after)]).map(Self.user)
             }
         }
     }
@@ -122,6 +127,15 @@ public struct SQLiteUserStore: UserStore {
     public func delete(userID: String) throws(StorageError) {
         try mapStorageErrors {
             try database.write { connection in
+                // Remember the user's live refresh tokens (digests only) so their refresh says the user is gone;
+                // forget those that would have expired anyway.
+                let now = Int64(Date().timeIntervalSince1970)
+                _ = try connection.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
+                _ = try connection.run(
+                    """
+                    INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+                    SELECT token_hash, expires_at FROM refresh_tokens WHERE user_id = ?1 AND expires_at > ?2
+                    """, [.text(userID), .integer(now)])
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
                 }

@@ -10,7 +10,7 @@ struct Options {
         Runs the Gatehouse OpenID Connect provider.
 
         Options:
-          --config PATH   read settings from PATH (default: embedded defaults, or $IDP_CONFIG)
+          --config PATH   read settings from PATH (default: $IDP_CONFIG, else /etc/gatehouse/idp.conf if present, else embedded defaults)
           --version       print the version and exit
           -h, --help      print this help and exit
 
@@ -54,5 +54,5 @@ struct Options {
 }
 
 enum Version {
-    static let current = "0.1.0"
+    static let current = GatehouseVersion.current
 }

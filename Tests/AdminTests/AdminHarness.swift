@@ -11,15 +11,21 @@ struct AdminHarness {
     let directory: TemporaryDirectory
     let environment: [String: String]
 
-    init(_ label: String) throws {
+    /// `initialize`: create the database with `db init`, as an operator must before any other command.
+    init(_ label: String, initialize: Bool = true) throws {
         directory = try TemporaryDirectory(label)
         environment = ["IDP_DATABASE": directory.file("idp.sqlite3"), "SUDO_USER": "ops"]
+        if initialize {
+            let result = run(["db", "init"])
+            #expect(result.status == 0, "db init: \(result.standardError)")
+        }
     }
 
     var databasePath: String { environment["IDP_DATABASE"]! }
 
-    func run(_ words: [String], input: String = "") -> AdminCLI.Result {
-        AdminCLI.run(words, environment: environment, readInput: { input })
+    /// In-process, never reading this machine's /etc/gatehouse/idp.conf.
+    func run(_ words: [String], input: String = "", terminal: Terminal? = nil) -> AdminCLI.Result {
+        AdminCLI.run(words, environment: environment, readInput: { input }, terminal: terminal, systemConfigPath: nil)
     }
 
     /// Runs a command that must succeed and returns its JSON object.

@@ -21,7 +21,6 @@ import TestSupport
         ("regular", "--callbacks", "https://*.com/cb", "top-level domain"),
         ("regular", "--callbacks", "http://app.example.com/cb", "plain http is only allowed for loopback hosts"),
         ("native", "--callbacks", "http://app.example.com/cb", "plain http is only allowed for loopback hosts"),
-        ("native", "--callbacks", "myapp://callback", "reverse-domain"),
         ("spa", "--callbacks", "com.example.app://callback", "only allowed for native apps"),
         ("spa", "--web-origins", "https://app.example.com/", "a web origin is scheme://host[:port] only"),
         ("regular", "--logout-urls", "https://app.example.com/bye#x", "fragments"),

@@ -28,7 +28,7 @@ import TestSupport
         let events = try admin.jsonArray(["audit", "tail"])
         #expect(events.map { $0["event"] as? String } == ["users.created", "apps.created", "login.succeeded"])
         for event in events {
-            #expect(Set(event.keys) == ["time", "event", "user_id", "client_id", "ip", "actor", "details"])
+            #expect(Set(event.keys) == ["id", "time", "event", "user_id", "client_id", "ip", "actor", "details"])
             let time = try #require(event["time"] as? String)
             #expect(try Date(time, strategy: .iso8601) <= Date())
             #expect(event["details"] is [String: Any])
@@ -98,7 +98,7 @@ import TestSupport
         #expect(lines.count == 2)
         let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(objects.map { $0["event"] as? String } == ["test.event", "late.event"])
-        #expect(objects.allSatisfy { $0.count == 7 })
+        #expect(objects.allSatisfy { $0.count == 8 })
     }
 
     /// Through the binary: `--follow` runs until SIGTERM or SIGINT, printing events written meanwhile, and exits 0.

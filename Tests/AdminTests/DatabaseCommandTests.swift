@@ -17,19 +17,25 @@ import TestSupport
         environment = ["IDP_DATABASE": directory.file("idp.sqlite3"), "USER": "ops"]
     }
 
-    private func run(_ words: [String]) -> AdminCLI.Result { AdminCLI.run(words, environment: environment) }
+    private func run(_ words: [String]) -> AdminCLI.Result { AdminCLI.run(words, environment: environment, systemConfigPath: nil) }
 
-    @Test func migrateCreatesTheDatabaseAndIsIdempotent() throws {
-        let first = run(["db", "migrate", "--json"])
+    @Test func initCreatesTheDatabaseOnceAndMigrateFindsItUpToDate() throws {
+        let refused = run(["db", "migrate"])
+        #expect(refused.status == 1 && refused.standardError.contains("no database at"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+        let first = run(["db", "init", "--json"])
         #expect(first.status == 0, "\(first.standardError)")
-        let applied = try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
-        #expect((applied?["applied"] as? [String])?.first == "0001_initial")
+        let created = try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
+        #expect(created?["migrations_applied"] as? Int == EmbeddedMigrations.all.count)
+        #expect(created?["database"] as? String == database)
+        let again = run(["db", "init"])
+        #expect(again.status == 1 && again.standardError.contains("already exists"))
         let second = run(["db", "migrate"])
         #expect(second.standardOutput.contains("up to date"))
     }
 
     @Test func statusListsEveryMigrationAsApplied() throws {
-        #expect(run(["db", "migrate"]).status == 0)
+        #expect(run(["db", "init"]).status == 0)
         let status = run(["db", "status", "--json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [[String: Any]])
         #expect(rows.count == EmbeddedMigrations.all.count)
@@ -40,13 +46,13 @@ import TestSupport
         for words in [["db", "status"], ["db", "check"], ["db", "backup", directory.file("b.sqlite3")]] {
             let result = run(words)
             #expect(result.status == 1, "\(words)")
-            #expect(result.standardError.contains("does not exist yet"))
+            #expect(result.standardError.contains("no database at"), "\(result.standardError)")
         }
         #expect(!FileManager.default.fileExists(atPath: database))
     }
 
     @Test func checkPassesOnAHealthyDatabaseAndFailsOnAChangedMigration() throws {
-        #expect(run(["db", "migrate"]).status == 0)
+        #expect(run(["db", "init"]).status == 0)
         #expect(run(["db", "check"]).status == 0)
         let db = try Database(path: database)
         try db.write { try $0.run("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = 1") }
@@ -57,7 +63,7 @@ import TestSupport
     }
 
     @Test func backupUnderWriteLoadOpensAndChecksClean() throws {
-        #expect(run(["db", "migrate"]).status == 0)
+        #expect(run(["db", "init"]).status == 0)
         let store = try Store(path: database)
         defer { store.close() }
         let audit = AuditStore(store: store)

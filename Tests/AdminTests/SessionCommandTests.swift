@@ -15,6 +15,8 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory("admin-sessions")
         environment = ["IDP_DATABASE": directory.file("idp.sqlite3"), "SUDO_USER": "ops"]
+        let created = AdminCLI.run(["db", "init"], environment: environment, systemConfigPath: nil)
+        #expect(created.status == 0, "db init: \(created.standardError)")
         let store = try Store(path: directory.file("idp.sqlite3"))
         defer { store.close() }
         let now = Self.now

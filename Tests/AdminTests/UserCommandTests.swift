@@ -13,6 +13,8 @@ import TestSupport
     init() throws {
         directory = try TemporaryDirectory("admin-users")
         environment = ["IDP_DATABASE": directory.file("idp.sqlite3"), "SUDO_USER": "ops"]
+        let created = AdminCLI.run(["db", "init"], environment: environment, systemConfigPath: nil)
+        #expect(created.status == 0, "db init: \(created.standardError)")
     }
 
     private func run(_ words: [String], input: String = "") -> AdminCLI.Result {

@@ -195,8 +195,8 @@ let registrationCases: [RegistrationCase] = [
     .init("data:text/html,hi", native: true, ok: false),
     .init("file:///etc/passwd", native: true, ok: false),
     .init("vbscript:msgbox", native: true, ok: false),
-    .init("myapp://callback", native: true, ok: false),
-    .init("myapp:/callback", native: true, ok: false),
+    .init("myapp://callback", native: true, ok: true),
+    .init("myapp:/callback", native: true, ok: true),
     .init("com.example.app:/callback", native: true, ok: true),
     .init("com.example.app://tenant.example.com/ios/com.example.app/callback", native: true, ok: true),
     .init("com.example.app:/callback", ok: false),
@@ -252,9 +252,14 @@ struct RedirectURIRegistrationTests {
         #expect(problems.contains { $0.contains("top-level domain") })
     }
 
-    @Test func dotlessCustomSchemeCitesRFC() {
-        let problems = RedirectURIPolicy.registrationProblems("myapp:/cb", kind: .callback, isNative: true)
-        #expect(problems.contains { $0.contains("RFC 8252") })
+    @Test func dotlessCustomSchemeIsAcceptedWithAWarningCitingRFC() {
+        #expect(RedirectURIPolicy.registrationProblems("myapp:/cb", kind: .callback, isNative: true).isEmpty)
+        let warnings = RedirectURIPolicy.registrationWarnings("myapp://callback", kind: .logout, isNative: true)
+        #expect(warnings.count == 1 && warnings[0].contains("RFC 8252 §7.1"))
+        #expect(RedirectURIPolicy.registrationWarnings("com.example.app://cb", kind: .callback, isNative: true).isEmpty)
+        #expect(RedirectURIPolicy.registrationWarnings("https://app.example.com/cb", kind: .callback, isNative: true).isEmpty)
+        // Refused outright for other app types, so no warning is needed there.
+        #expect(!RedirectURIPolicy.registrationProblems("myapp://cb", kind: .callback, isNative: false).isEmpty)
     }
 }
 

@@ -22,8 +22,9 @@ struct SignInFixture {
         let result = try daemon.admin(["apps", "create", "--name", "Test \(type) app", "--type", type,
                                        "--callbacks", callbacks.joined(separator: ","), "--json"] + extra)
         #expect(result.status == 0, "\(result.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
-        return (try #require(object["client_id"]), object["client_secret"])
+        // Any warnings (a second app of the same name) come as a list beside the strings.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        return (try #require(object["client_id"] as? String), object["client_secret"] as? String)
     }
 
     @discardableResult

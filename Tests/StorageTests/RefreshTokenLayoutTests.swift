@@ -16,7 +16,14 @@ import TestSupport
         let old = try Store(path: path, readers: 1, migrations: Array(EmbeddedMigrations.all.prefix(4)))
         let client = Sample.client()
         let user = Sample.user()
-        try SQLiteClientStore(store: old).create(client)
+        // The client row as that schema held it (today's store writes columns added later).
+        _ = try old.database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO clients (client_id, name, app_type, auth_methods, grant_types, created_at, updated_at)
+                VALUES (?, 'Layout', 'native', 'none', 'authorization_code refresh_token', 1800000000, 1800000000)
+                """, [.text(client.clientID)])
+        }
         try SQLiteUserStore(store: old).create(user)
         for grantID in ["grant-a", "grant-b"] {
             try SQLiteGrantStore(store: old).create(Grant(grantID: grantID, clientID: client.clientID, userID: user.userID,

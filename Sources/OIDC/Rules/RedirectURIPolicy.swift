@@ -26,8 +26,10 @@
 /// - `javascript:`, `data:`, `file:`, `vbscript:`, `blob:` and `about:` are always refused;
 /// - `https` for every host; plain `http` only for loopback hosts (`127.0.0.1`, `[::1]`, and
 ///   `localhost` for development), whatever the application type;
-/// - custom schemes only for native apps, and only reverse-domain ones containing a `.`
-///   (RFC 8252 §7.1); never for SPAs, regular web apps or web origins;
+/// - custom schemes only for native apps; never for SPAs, regular web apps or web origins. A
+///   scheme without a `.` is accepted, as Auth0 accepts it, with a warning
+///   (`registrationWarnings`): RFC 8252 §7.1 asks for a reverse-domain scheme, which another
+///   app is less likely to claim;
 /// - `*` at most once, only in the left-most label of an http(s) host, with at least two labels
 ///   after it (`https://*.com` is refused), never in an IP literal, scheme, path or query;
 /// - the scheme and host of an http(s) entry in lower case (matching is exact, so an upper-case
@@ -82,14 +84,20 @@ public enum RedirectURIPolicy {
                 problems.append("a web origin must use http or https, not \(url.schemeString)")
             } else if !isNative {
                 problems.append("custom schemes (\(url.schemeString):) are only allowed for native apps")
-            } else if !url.scheme.contains(UInt8(ascii: ".")) {
-                problems.append("a native app's custom scheme must be reverse-domain, containing a dot, e.g. com.example.app (RFC 8252 §7.1)")
             }
             if stars > 0 { problems.append("the * wildcard is only allowed in the host of http and https URLs") }
             if url.userinfo != nil { problems.append("userinfo (user@) is never allowed") }
             if bytes.contains(UInt8(ascii: "\\")) { problems.append("backslashes are never allowed") }
         }
         return problems
+    }
+
+    /// Acceptable but risky entries, for the operator to reconsider (empty when none).
+    public static func registrationWarnings(_ entry: String, kind: ListKind, isNative: Bool) -> [String] {
+        guard isNative, kind != .webOrigin, let url = URLParts(bytes: Array(entry.utf8)), !url.isWeb,
+              !url.scheme.contains(UInt8(ascii: ".")) else { return [] }
+        return ["the custom scheme \(url.schemeString): has no dot: RFC 8252 §7.1 asks native apps for a reverse-domain scheme "
+                + "(e.g. com.example.app:) that no other app is likely to claim; accepted, as Auth0 accepts it"]
     }
 
     /// The http(s)-specific registration rules.

@@ -15,6 +15,8 @@ public struct SignInEvent: Sendable, Equatable {
         case codeSent = "code.sent"
         case codeRejected = "code.rejected"
         case accountRequestThrottled = "account.throttled"
+        /// A rotated refresh token came back; its family was revoked (RFC 9700 §4.14.2).
+        case refreshTokenReused = "refresh_token.reused"
 
         /// The login metric's `result` label, for the login kinds.
         public var loginResult: String? {

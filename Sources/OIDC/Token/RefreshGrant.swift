@@ -23,6 +23,8 @@ public struct RefreshTokens: Sendable {
 
     /// Exactly the text Auth0.swift's `isInvalidRefreshToken` keys on.
     public static let invalidDescription = "Unknown or invalid refresh token."
+    /// Auth0's text for a refresh token whose user was deleted (Auth0.swift `isRefreshTokenDeleted`).
+    public static let deletedUserDescription = "The refresh_token was generated for a user who doesn't exist anymore."
     static let successorLabel = Array("gatehouse refresh successor".utf8)
 
     /// - Parameter successorKey: a server secret of at least 32 bytes (the daemon derives it from the
@@ -81,7 +83,9 @@ extension TokenEndpoint {
     /// which revokes the family in the same transaction) — reuse detection wins over a bad parameter.
     /// An unused token must be within its inactivity lifetime, and passes the scope-and-audience
     /// phase before it is consumed; a refused `scope` or `audience` leaves it unused.
-    func refreshTokenGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient) throws(OAuthError) -> GrantDraft {
+    /// Detected reuse is reported in `context` (`refresh_token.reused`: an audit event and the reuse metric).
+    func refreshTokenGrant(_ request: TokenRequest, client authenticated: AuthenticatedClient,
+                           context: inout RequestContext) throws(OAuthError) -> GrantDraft {
         guard let refreshTokens else {
             throw OAuthError(.unsupportedGrantType, "unsupported grant_type", detail: "refresh tokens are not configured")
         }
@@ -92,6 +96,9 @@ extension TokenEndpoint {
         let now = clock.now
         let presentedHash = RefreshTokens.hash(value)
         guard let family = try loadFamily(tokenHash: presentedHash, refreshTokens: refreshTokens) else {
+            if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedHash) }) {
+                throw OAuthError(.invalidGrant, RefreshTokens.deletedUserDescription, detail: "refresh token of a deleted user")
+            }
             throw RefreshTokens.invalid("unknown refresh token")
         }
         let presented = family.token
@@ -103,7 +110,10 @@ extension TokenEndpoint {
             throw RefreshTokens.invalid("grant \(presented.grantID) missing or revoked")
         }
         // negative-tests D08: a blocked or deleted user's refresh tokens stop working.
-        guard let user = family.user, !user.blocked else { throw RefreshTokens.invalid("user \(presented.userID) missing or blocked") }
+        guard let user = family.user else {
+            throw OAuthError(.invalidGrant, RefreshTokens.deletedUserDescription, detail: "user \(presented.userID) missing")
+        }
+        guard !user.blocked else { throw RefreshTokens.invalid("user \(presented.userID) blocked") }
         guard now < presented.expiresAt else { throw RefreshTokens.invalid("refresh token family past its absolute lifetime") }
         let session = refreshTokens.sessions == nil ? nil : family.session
         if !client.refreshSurvivesLogout, refreshTokens.sessions != nil, let sessionID = grant.sessionID,
@@ -116,18 +126,23 @@ extension TokenEndpoint {
                                      clientID: presented.clientID, userID: presented.userID, scope: presented.scope,
                                      issuedAt: now, expiresAt: presented.expiresAt)
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
-        let rotate = { () throws(OAuthError) in
-            try Self.accept(try storage { () throws(StorageError) in
+        let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
+            try storage { () throws(StorageError) in
                 try refreshTokens.store.rotate(tokenHash: presentedHash, successor: successor, judge: judge, at: now)
-            })
+            }
         }
+        let rotate = { () throws(OAuthError) in try Self.accept(try rotateOutcome()) }
         var decided = false
         if presented.isUnused {
             if client.refreshIdleLifetime > 0, now.timeIntervalSince(presented.lastUsedAt) >= TimeInterval(client.refreshIdleLifetime) {
                 throw RefreshTokens.invalid("refresh token idle past its inactivity lifetime")
             }
         } else {
-            try rotate()
+            let outcome = try rotateOutcome()
+            if case .reused(let token) = outcome {
+                context.record(.refreshTokenReused, userID: token.userID, clientID: token.clientID, details: ["grant_id": token.grantID])
+            }
+            try Self.accept(outcome)
             decided = true
         }
         let rule = ScopeRule.refresh(requestedScope: request["scope"], requestedAudience: request["audience"], family: grant)

@@ -89,8 +89,8 @@ public struct TokenEndpoint: Sendable {
         Client.GrantType.authorizationCode.rawValue: { endpoint, request, client, _ throws(OAuthError) in
             try endpoint.authorizationCodeGrant(request, client: client)
         },
-        Client.GrantType.refreshToken.rawValue: { endpoint, request, client, _ throws(OAuthError) in
-            try endpoint.refreshTokenGrant(request, client: client)
+        Client.GrantType.refreshToken.rawValue: { endpoint, request, client, context throws(OAuthError) in
+            try endpoint.refreshTokenGrant(request, client: client, context: &context)
         },
         Client.GrantType.clientCredentials.rawValue: { endpoint, request, client, _ throws(OAuthError) in
             try endpoint.clientCredentialsGrant(request, client: client)

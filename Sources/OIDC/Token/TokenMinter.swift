@@ -68,7 +68,7 @@ public struct TokenMinter: Sendable {
     /// The ID token claims: `iss sub aud azp exp iat auth_time nonce? sid?` plus scope claims.
     public func idTokenClaims(for issuance: TokenIssuance, now: Date) -> [String: JSONValue] {
         let iat = Self.seconds(now)
-        var claims = UserClaims.claims(for: issuance.user, scopes: issuance.scopes)
+        var claims = UserClaims.claims(for: issuance.user, scopes: issuance.scopes, updatedAt: issuance.client.updatedAtFormat)
         claims["iss"] = .string(issuer)
         claims["aud"] = .string(issuance.client.clientID)
         claims["azp"] = .string(issuance.client.clientID)
@@ -128,17 +128,22 @@ public struct TokenMinter: Sendable {
 /// User claims by scope (OIDC Core §5.4), shared by ID tokens and /userinfo.
 public enum UserClaims {
     /// `sub` always; `name given_name family_name nickname picture updated_at` for `profile`;
-    /// `email email_verified` for `email`. Absent profile values are omitted. `updated_at` is an
-    /// ISO-8601 string with milliseconds, as Auth0.swift's UserProfile reads it.
-    public static func claims(for user: User, scopes: [String]) -> [String: JSONValue] {
+    /// `email email_verified` for `email`. Absent profile values are omitted, except that `name`
+    /// defaults to the email and `nickname` to the email's local part, as Auth0 fills them
+    /// (docs/auth0-compat.md). `updated_at` is an ISO-8601 string with milliseconds, as Auth0 sends
+    /// it and Auth0.swift's UserProfile reads it, or for `.number` OIDC Core §5.1's seconds.
+    public static func claims(for user: User, scopes: [String], updatedAt format: Client.UpdatedAtFormat = .iso) -> [String: JSONValue] {
         var claims: [String: JSONValue] = ["sub": .string(user.userID)]
         if scopes.contains("profile") {
-            claims["name"] = user.name.map(JSONValue.string)
+            claims["name"] = .string(user.name ?? user.email)
             claims["given_name"] = user.givenName.map(JSONValue.string)
             claims["family_name"] = user.familyName.map(JSONValue.string)
-            claims["nickname"] = user.nickname.map(JSONValue.string)
+            claims["nickname"] = .string(user.nickname ?? defaultNickname(email: user.email))
             claims["picture"] = user.picture.map(JSONValue.string)
-            claims["updated_at"] = .string(isoTimestamp(user.updatedAt))
+            switch format {
+            case .iso: claims["updated_at"] = .string(isoTimestamp(user.updatedAt))
+            case .number: claims["updated_at"] = .integer(Int64(user.updatedAt.timeIntervalSince1970.rounded(.down)))
+            }
         }
         if scopes.contains("email") {
             claims["email"] = .string(user.email)
@@ -148,8 +153,14 @@ public enum UserClaims {
     }
 
     /// The /userinfo body.
-    public static func userinfoBody(for user: User, scopes: [String]) -> [UInt8] {
-        JSONBody.encode(claims(for: user, scopes: scopes))
+    public static func userinfoBody(for user: User, scopes: [String], updatedAt format: Client.UpdatedAtFormat = .iso) -> [UInt8] {
+        JSONBody.encode(claims(for: user, scopes: scopes, updatedAt: format))
+    }
+
+    /// The part of the email before the last `@` (the whole email when it has none).
+    public static func defaultNickname(email: String) -> String {
+        guard let at = email.lastIndex(of: "@"), at != email.startIndex else { return email }
+        return String(email[..<at])
     }
 
     /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC.

@@ -33,6 +33,11 @@ struct Services: Sendable {
             record(event.kind.rawValue, userID: event.userID, clientID: event.clientID, ip: context.clientIP, details: event.details)
             if let result = event.kind.loginResult { metrics.recordLogin(result: result) }
             switch event.kind {
+            case .refreshTokenReused:
+                metrics.recordRefreshTokenReuse()
+                logger.warning("refresh_token_reused", ["ip": .string(context.clientIP), "user_id": .string(event.userID ?? ""),
+                                                        "client_id": .string(event.clientID ?? ""),
+                                                        "grant_id": .string(event.details["grant_id"] ?? "")])
             case .loginFailed, .loginThrottled:
                 var fields: [String: LogValue] = ["ip": .string(context.clientIP), "user_id": .string(event.userID ?? ""),
                                                   "client_id": .string(event.clientID ?? "")]

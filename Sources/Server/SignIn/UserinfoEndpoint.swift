@@ -25,9 +25,12 @@ struct UserinfoEndpoint: Sendable {
             let grant = try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey,
                                                           issuer: services.issuer.url, grants: grants, users: users,
                                                           clock: services.clock, holders: holders)
-            var response = HTTPResponse.json(UserClaims.userinfoBody(for: grant.user, scopes: grant.scopes))
+            // The application decides the form of updated_at; its cached row costs one counter read.
+            let client = try? services.clients.find(clientID: grant.clientID)
+            var response = HTTPResponse.json(UserClaims.userinfoBody(for: grant.user, scopes: grant.scopes,
+                                                                     updatedAt: client?.updatedAtFormat ?? .iso))
             SecurityHeaders.noStore(&response)
-            if request.headers["Origin"] != nil, let client = try? services.clients.find(clientID: grant.clientID) {
+            if request.headers["Origin"] != nil, let client {
                 CORSPolicy.apply(to: &response, request: request, allowedOrigins: client.webOrigins)
             }
             return response
