@@ -20,14 +20,20 @@ public final class RouteHarness: @unchecked Sendable {
     private var requests = 0
 
     /// - Parameter issuer: an `http://` issuer gets plain cookie names, an `https://` one `__Host-` names.
-    public init(issuer: String = "https://id.example.com/", clock: any Clock = SystemClock()) throws {
+    /// - Parameters:
+    ///   - mail: where account messages go; nil: email delivery not configured.
+    ///   - configure: changes to the default settings (password policy, code lifetime, …).
+    public init(issuer: String = "https://id.example.com/", clock: any Clock = SystemClock(), mail: (any MailQueue)? = nil,
+                configure: (inout Settings) -> Void = { _ in }) throws {
         directory = try TemporaryDirectory("routes")
         var settings = Settings()
         guard case .success(let parsed) = Issuer.parse(issuer) else { throw HarnessError("bad issuer \(issuer)") }
         settings.issuer = parsed
         settings.database = directory.file("idp.sqlite3")
+        configure(&settings)
         store = try Store(path: settings.database)
-        routes = try InProcessRoutes(settings: settings, store: store, logger: Logger(level: .error, sink: .memory()), clock: clock)
+        routes = try InProcessRoutes(settings: settings, store: store, logger: Logger(level: .error, sink: .memory()), clock: clock,
+                                     mail: mail)
         self.issuer = issuer
     }
 
@@ -44,6 +50,10 @@ public final class RouteHarness: @unchecked Sendable {
         public let headers: HTTPHeaders
         public let text: String
         public var location: String? { headers["Location"] }
+        /// The body as a JSON object (empty when it is not one).
+        public var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        }
     }
 
     /// The cookies the client holds, by name.
@@ -62,6 +72,13 @@ public final class RouteHarness: @unchecked Sendable {
     /// `GET` of a path under the issuer, or of a full URL on it.
     public func get(_ pathOrURL: String, headers: [(String, String)] = [], from ip: String = "198.51.100.7") -> Response {
         send("GET", pathOrURL, headers: headers, body: [], from: ip)
+    }
+
+    /// `POST` of a JSON body, as Auth0.swift and Auth0.Android send every request.
+    public func postJSON(_ pathOrURL: String, _ object: [String: Any], headers: [(String, String)] = [],
+                         from ip: String = "198.51.100.7") -> Response {
+        let body = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return send("POST", pathOrURL, headers: [("Content-Type", "application/json")] + headers, body: Array(body), from: ip)
     }
 
     /// `POST` of an `application/x-www-form-urlencoded` body.

@@ -63,7 +63,7 @@ public struct CurrentUserAPI: Sendable {
             throw ManagementAPIError(status: 403, errorCode: "insufficient_scope",
                                      message: "This token may only be used for its own user (\(grant.user.userID)).")
         }
-        guard grant.scopes.contains(where: scopes.contains) else {
+        guard grant.grantedScopes.contains(where: scopes.contains) else {
             throw ManagementAPIError(status: 403, errorCode: "insufficient_scope",
                                      message: "Insufficient scope, expected any of: \(scopes.joined(separator: ","))")
         }

@@ -6,7 +6,10 @@ import Model
 /// What a valid access token grants at /userinfo.
 public struct AccessTokenGrant: Sendable, Equatable {
     public let user: User
+    /// The OpenID scopes (what /userinfo answers by).
     public let scopes: [String]
+    /// Every scope the token carries, API scopes included.
+    public var grantedScopes: [String] = []
     public let clientID: String
     public let grantID: String
 }
@@ -69,7 +72,9 @@ public enum AccessTokenValidator {
         }
         guard let user, !user.blocked else { throw invalid("user \(subject) missing or blocked") }
         let scopes = AuthorizationRequest.canonicalScopes(claims["scope"]?.stringValue ?? "")
-        return AccessTokenGrant(user: user, scopes: scopes, clientID: clientID, grantID: grantID)
+        var result = AccessTokenGrant(user: user, scopes: scopes, clientID: clientID, grantID: grantID)
+        result.grantedScopes = ScopeList.tokens(claims["scope"]?.stringValue ?? "")
+        return result
     }
 
     private static func invalid(_ detail: String) -> OAuthError {

@@ -61,6 +61,10 @@ extension TokenEndpoint {
             throw OAuthError(.tooManyAttempts, CredentialMessages.addressThrottled)
         }
         if client.client.requireEmailVerification && !user.emailVerified {
+            // The password was right: the attempt must not count towards a lock.
+            try storage { () throws(StorageError) in
+                for key in completion.clearedThrottleKeys { try policy.credentials.throttle.store.clear(key: key) }
+            }
             throw OAuthError(.requiresVerification, "Please verify your email before signing in.", detail: "email not verified")
         }
         return resourceOwnerDraft(user: user, completion: completion, request: request, client: client, event: event,
