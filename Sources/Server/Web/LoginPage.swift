@@ -27,7 +27,7 @@ enum LoginPage {
 
     static func render(_ screen: LoginScreen, issuer: Issuer, status: Int, texts: PageText = .shipped) -> HTTPResponse {
         let t = texts.language(screen.locales)
-        let view = LoginForm(screen: screen, t: t)
+        let view = LoginForm(screen: screen, t: t, loginURL: issuer.endpoint("login"))
         var body = "<h1>\(HTML.escape(view.title))</h1>\n<p class=\"subtitle\">\(HTML.escape(view.subtitle))</p>\n"
         if let notice = screen.notice { body += "<p class=\"notice\" role=\"status\">\(HTML.escape(t(notice, ["email": view.email])))</p>\n" }
         if screen.errorField == nil { body += PageLayout.errorParagraph(screen.errorMessage.map { t($0) }) }
@@ -47,6 +47,7 @@ enum LoginPage {
 private struct LoginForm {
     let screen: LoginScreen
     let t: PageText.Language
+    let loginURL: String
 
     /// The address the view is about (code steps), else what the user typed.
     var email: String {
@@ -136,7 +137,7 @@ private struct LoginForm {
             items.append(("show_login", t("link.back")))
         }
         guard !items.isEmpty else { return "" }
-        var html = "<form method=\"post\" action=\"login\" class=\"links\">\n"
+        var html = "<form method=\"post\" action=\"\(HTML.escape(loginURL))\" class=\"links\">\n"
         html += PageLayout.hidden("tx", screen.transactionID) + PageLayout.hidden("csrf_token", screen.csrfToken)
         if !email.isEmpty { html += PageLayout.hidden("email", email) }
         for (action, label) in items {
