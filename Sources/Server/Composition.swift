@@ -47,8 +47,11 @@ struct Composition: Sendable {
         let cookies = CookieSpec(issuer: settings.issuer)
         let keys: Authorizer.KeyLookup = { keyRing.current.verificationKey(kid: $0) }
 
-        services = Services(settings: settings, clock: clock, logger: logger, auditRecorder: AuditRecorder(store: AuditStore(store: store), logger: logger),
-                            metrics: metrics, cookies: cookies, clients: clients)
+        var services = Services(settings: settings, clock: clock, logger: logger,
+                                auditRecorder: AuditRecorder(store: AuditStore(store: store), logger: logger),
+                                metrics: metrics, cookies: cookies, clients: clients)
+        services.pageText = PageText(overrides: settings.localesDir)
+        self.services = services
         self.keyRing = keyRing
         self.grants = grants
         self.users = users
