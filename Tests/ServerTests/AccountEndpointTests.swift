@@ -191,6 +191,39 @@ struct AccountEndpointTests {
         #expect(refresh.status == 400 && refresh.json["error"] as? String == "invalid_grant")
     }
 
+    @Test func oneAddressGetsAtMostFiveMessagesAnHour() {
+        for _ in 0..<7 {
+            let response = harness.postJSON("/dbconnections/change_password",
+                                            ["email": "alice@example.com", "connection": Self.connection, "client_id": "open"])
+            #expect(response.status == 200)
+        }
+        #expect(mail.messages.count == 5)
+    }
+
+    @Test func resetRequestsForOneEmailAreLimitedWhateverTheAddress() {
+        var statuses: [Int] = []
+        for index in 0..<11 {
+            statuses.append(harness.postJSON("/dbconnections/change_password",
+                                             ["email": "target@example.com", "connection": Self.connection, "client_id": "open"],
+                                             from: "192.0.2.\(index + 1)").status)
+        }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 200 } && statuses.last == 429)
+    }
+
+    /// Known and unknown addresses both take the padded time, so timing tells nothing.
+    @Test func resetAndPasswordlessTakeAtLeastTheUniformTime() {
+        for email in ["alice@example.com", "nobody@example.com"] {
+            let clock = ContinuousClock()
+            let reset = clock.measure {
+                _ = harness.postJSON("/dbconnections/change_password", ["email": email, "connection": Self.connection, "client_id": "closed"])
+            }
+            let start = clock.measure {
+                _ = harness.postJSON("/passwordless/start", ["email": email, "connection": "email", "send": "code", "client_id": "closed"])
+            }
+            #expect(reset >= .milliseconds(60) && start >= .milliseconds(60), "\(email): \(reset) \(start)")
+        }
+    }
+
     // MARK: - passwordless
 
     @Test func aPasswordlessCodeSignsInAKnownUser() throws {
