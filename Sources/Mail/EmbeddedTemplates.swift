@@ -185,7 +185,7 @@ If you did not create an account with {{app_name}}, you can ignore this email.
 </head>
 <body style="margin:0;padding:24px;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,'Hiragino Sans','Noto Sans JP',sans-serif;font-size:16px;line-height:1.6;">
 <div style="max-width:480px;margin:0 auto;">
-<p>{{email}} 様<br><strong>{{app_name}}</strong> のパスワード再設定のお申し込みを受け付けました。以下の確認コードを再設定画面に入力してください。</p>
+<p><strong>{{app_name}}</strong> をご利用いただきありがとうございます。{{email}} のアカウントについて、パスワード再設定のお申し込みを受け付けました。以下の確認コードを再設定画面に入力してください。</p>
 <p style="font-family:ui-monospace,Menlo,Consolas,monospace;font-size:32px;font-weight:bold;letter-spacing:6px;margin:16px 0;">{{code}}</p>
 <p>このコードの有効期限は {{expires_minutes}} 分です。</p>
 {{#link}}<p>または、次のリンクを開いてください（どのブラウザでも開けます。一度のみ有効です）。<br><a href="{{link}}">パスワードを再設定する</a></p>
@@ -200,9 +200,9 @@ If you did not create an account with {{app_name}}, you can ignore this email.
 
 """#,
         "ja/reset_password.txt": ##"""
-{{email}} 様
+{{app_name}} をご利用いただきありがとうございます。
 
-{{app_name}} のパスワード再設定のお申し込みを受け付けました。
+{{email}} のアカウントについて、パスワード再設定のお申し込みを受け付けました。
 以下の確認コードを再設定画面に入力してください。
 
     {{code}}

@@ -58,7 +58,7 @@ def main():
                 counter["n"] += 1
                 base = os.path.join(args.dir, "%04d" % counter["n"])
             meta = {"from": envelope.mail_from, "to": envelope.rcpt_tos,
-                    "tls": session.ssl is not None, "login": session.login_data.decode() if isinstance(session.login_data, bytes) else session.login_data}
+                    "tls": session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None, "login": session.auth_data.decode() if isinstance(session.auth_data, bytes) else None}
             with open(base + ".tmp", "wb") as handle:
                 handle.write(envelope.original_content or envelope.content)
             with open(base + ".json", "w") as handle:
@@ -90,7 +90,8 @@ def main():
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    stop.wait()
+    while not stop.wait(0.1):  # A timed wait, so the signal handler gets to run.
+        pass
     controller.stop()
 
 
