@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "Mail", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "OIDC", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "Storage", "TestSupport"]),

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HTTP
 import KeyManagement
 import Logging
+import Mail
 import Model
 import OIDC
 import Settings
@@ -28,6 +29,11 @@ struct Composition: Sendable {
     let liveSessionCount: @Sendable () -> Int
     /// The longest window a throttle row is still read in; maintenance purges rows past it.
     let throttleWindow: TimeInterval
+    /// Where the account flows enqueue mail; nil when email delivery is not configured
+    /// (`Settings.emailDelivery`), and then no flow may offer anything that needs mail.
+    let mailQueue: (any MailQueue)?
+    /// Drains `mailQueue`; `GatehouseServer` starts and stops it.
+    let mailSender: MailSender?
 
     init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock()) {
         let issuer = settings.issuer.url
@@ -79,7 +85,23 @@ struct Composition: Sendable {
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
                                          keys: keys, clock: clock)
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
+
+        if let delivery = settings.emailDelivery, let from = try? MailSetup.sender(for: delivery) {
+            let outbox = SQLiteMailOutbox(store: store, key: keyRing.derivedKey(purpose: Self.mailSealPurpose))
+            let sender = MailSender(outbox: outbox, makeTransport: { try MailSetup.transport(for: delivery, cancellation: $0) },
+                                    templates: MailSetup.templates(for: delivery), from: from,
+                                    maxAge: TimeInterval(delivery.maxAge.components.seconds), logger: logger, metrics: metrics, clock: clock)
+            metrics.setMailQueueDepth { (try? outbox.depth()) ?? 0 }
+            mailSender = sender
+            mailQueue = WakingMailQueue(outbox: outbox, sender: sender)
+        } else {
+            mailSender = nil
+            mailQueue = nil
+        }
     }
+
+    /// The derivation label of the mail outbox's seal key; `idp-admin email test --queue` uses the same.
+    static let mailSealPurpose = MailOutboxKey.purpose
 
     static func throttlePolicy(_ settings: Settings) -> LoginThrottle.Policy {
         var policy = LoginThrottle.Policy()

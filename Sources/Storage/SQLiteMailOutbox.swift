@@ -201,3 +201,9 @@ public struct SQLiteMailOutbox: MailQueue {
         Array("gatehouse mail values v1 \(template) \(createdAt) \(recipient)".utf8)
     }
 }
+
+/// The one label the daemon and `idp-admin` derive the outbox's seal key under (from the
+/// key-encryption key), so both open what the other sealed.
+public enum MailOutboxKey {
+    public static let purpose = "gatehouse mail outbox values v1"
+}
