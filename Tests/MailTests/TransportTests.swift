@@ -97,7 +97,7 @@ import TestSupport
     }
 
     @Test func connectionRefused() throws {
-        let port = try SMTPSink.freePort()
+        let port = Daemon.freePort()
         let error = Self.deliveryError { try Self.smtp("smtp://127.0.0.1:\(port)").send(Self.message(), from: "no-reply@example.com", to: ["alice@example.org"]) }
         #expect(error?.kind == .connection)
         #expect(error?.isPermanent == false)

@@ -57,7 +57,7 @@ import TestSupport
     @Test func anOutageIsRetriedWithBackoffThenGivenUp() throws {
         let harness = try Harness()
         defer { harness.store.close() }
-        let sender = try harness.sender(port: try SMTPSink.freePort(), maxAge: 200)
+        let sender = try harness.sender(port: Daemon.freePort(), maxAge: 200)
         try harness.outbox.enqueue(Self.message, at: harness.clock.now)
         let start = harness.clock.now
         #expect(sender.drain() == 1)
