@@ -105,6 +105,31 @@ import TestSupport
         #expect(smtp.messages().isEmpty)
     }
 
+    /// An unusable transport (an unreadable password file) keeps the mail for later; an idle poll does not even build one.
+    @Test func anUnusableTransportRetriesLater() throws {
+        let harness = try Harness()
+        defer { harness.store.close() }
+        let builds = Counter()
+        let sender = MailSender(outbox: harness.outbox, makeTransport: { _ in builds.increment(); throw SetupFailure() }, templates: MailTemplates(),
+                                from: try MailAddress.parse("no-reply@example.com"), maxAge: 86_400, logger: Logger(sink: harness.sink),
+                                metrics: nil, clock: harness.clock)
+        #expect(sender.drain() == 0 && builds.value == 0)
+        try harness.outbox.enqueue(Self.message, at: harness.clock.now)
+        #expect(sender.drain() == 1 && builds.value == 1)
+        let entry = try harness.entry()
+        #expect(entry.status == .pending && entry.holdsValues && entry.lastError?.contains("cannot be set up") == true)
+        #expect(harness.sink.lines.contains { $0.contains("\"mail_transport_unusable\"") })
+    }
+
+    struct SetupFailure: Error {}
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func increment() { lock.lock(); count += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    }
+
     /// An enqueue wakes the running sender: the message leaves long before the 5 s poll.
     @Test func anEnqueueWakesTheSender() throws {
         let (store, directory) = try makeTestStore()

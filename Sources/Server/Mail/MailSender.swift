@@ -96,13 +96,8 @@ final class MailSender: Sendable {
     @discardableResult
     func drain() -> Int {
         var handled = 0
-        let transport: any MailTransport
-        do {
-            transport = try makeTransport(cancellation)
-        } catch {
-            logger.error("mail_transport_unusable", ["error": .string(String(describing: error))])
-            return 0
-        }
+        // Built once something is due, so an idle poll reads no password file.
+        var transport: (any MailTransport)?
         while !stopping.load(ordering: .acquiring) {
             let batch: [ClaimedMail]
             do {
@@ -112,10 +107,22 @@ final class MailSender: Sendable {
                 return handled
             }
             if batch.isEmpty { return handled }
+            if transport == nil {
+                do {
+                    transport = try makeTransport(cancellation)
+                } catch {
+                    // A configuration an operator is about to fix (say, the password file): retry later.
+                    logger.error("mail_transport_unusable", ["error": .string(String(describing: error))])
+                    for mail in batch {
+                        retry(mail, after: DeliveryError(.other, "the transport cannot be set up: \(error)"), fields: Self.logFields(mail))
+                    }
+                    return handled + batch.count
+                }
+            }
             for mail in batch {
                 // Stopped mid-batch: the rest keep their claims until the next start releases them.
                 if stopping.load(ordering: .acquiring) { return handled }
-                deliver(mail, through: transport)
+                deliver(mail, through: transport!)
                 handled += 1
             }
         }
@@ -123,7 +130,7 @@ final class MailSender: Sendable {
     }
 
     private func deliver(_ mail: ClaimedMail, through transport: any MailTransport) {
-        var fields = Self.logFields(mail)
+        let fields = Self.logFields(mail)
         let bytes: [UInt8]
         do {
             let rendered = try templates.render(mail.message.template.rawValue, locale: mail.message.locale, values: mail.message.values)
@@ -137,23 +144,29 @@ final class MailSender: Sendable {
         do {
             try transport.send(bytes, from: from.address, to: [mail.message.to])
         } catch {
-            fields["error"] = .string(error.description)
-            let next = clock.now.addingTimeInterval(error.kind == .cancelled ? 0 : Self.backoff(afterAttempt: mail.attempts))
-            if error.isPermanent || next > mail.createdAt.addingTimeInterval(maxAge) {
-                let reason = error.isPermanent ? error.description
-                    : "gave up after \(mail.attempts) attempts over \(Int(maxAge / 3600)) h: \(error.description)"
-                fail(mail, reason: reason, fields: fields)
-                return
-            }
-            record { try outbox.scheduleRetry(mail.id, at: next, error: error.description) }
-            fields["retry_in_s"] = .int(Int(next.timeIntervalSince(clock.now)))
-            logger.warning("mail_retry", fields)
-            metrics?.recordMailRetry()
+            retry(mail, after: error, fields: fields)
             return
         }
         record { try outbox.markSent(mail.id, at: clock.now) }
         logger.info("mail_sent", fields)
         metrics?.recordMailSent(template: mail.message.template.rawValue)
+    }
+
+    /// Another attempt after the backoff, or none: a permanent refusal, or past `maxAge`.
+    private func retry(_ mail: ClaimedMail, after error: DeliveryError, fields: [String: LogValue]) {
+        var fields = fields
+        fields["error"] = .string(error.description)
+        let next = clock.now.addingTimeInterval(error.kind == .cancelled ? 0 : Self.backoff(afterAttempt: mail.attempts))
+        if error.isPermanent || next > mail.createdAt.addingTimeInterval(maxAge) {
+            let reason = error.isPermanent ? error.description
+                : "gave up after \(mail.attempts) attempts over \(Int(maxAge / 3600)) h: \(error.description)"
+            fail(mail, reason: reason, fields: fields)
+            return
+        }
+        record { try outbox.scheduleRetry(mail.id, at: next, error: error.description) }
+        fields["retry_in_s"] = .int(Int(next.timeIntervalSince(clock.now)))
+        logger.warning("mail_retry", fields)
+        metrics?.recordMailRetry()
     }
 
     private func fail(_ mail: ClaimedMail, reason: String, fields: [String: LogValue]) {
