@@ -59,6 +59,37 @@ import TestSupport
         #expect(try harness.auditEvents().contains { $0.event == "email.test_queued" && $0.details["recipient_domain"] == "example.org" })
     }
 
+    /// STARTTLS through the settings a deployment uses: smtp_ca_file trusts the server's certificate,
+    /// and the password comes from smtp_password_file.
+    @Test func startTLSAndAuthenticationThroughTheSettings() throws {
+        let files = try TemporaryDirectory("cert")
+        let certificate = try TestCertificate(in: files)
+        let sink = try SMTPSink(options: ["--tls-cert", certificate.certificate, "--tls-key", certificate.key, "--require-starttls",
+                                          "--auth", "mailer:pa55"])
+        try "pa55\n".write(toFile: files.file("password"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: files.file("password"))
+        let harness = try Self.harness(["IDP_SMTP_URL": "smtp://localhost:\(sink.port)", "IDP_SMTP_CA_FILE": certificate.certificate,
+                                        "IDP_SMTP_USERNAME": "mailer", "IDP_SMTP_PASSWORD_FILE": files.file("password")])
+        #expect(try harness.json(["email", "test", "alice@example.org"])["sent"] as? Bool == true)
+        let received = try #require(sink.messages().first)
+        #expect(received.tls && received.login == "mailer")
+        // Without the CA file the certificate is not trusted: nothing is sent.
+        var untrusted = harness
+        untrusted.environment["IDP_SMTP_CA_FILE"] = nil
+        let refused = untrusted.run(["email", "test", "alice@example.org", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(refused.standardOutput.utf8)) as? [String: Any])
+        #expect(refused.status == 1 && json["failure"] as? String == "tls")
+        #expect(sink.messages().count == 1)
+    }
+
+    @Test func doctorReportsTheEmailSetup() throws {
+        let harness = try Self.harness(["IDP_SENDMAIL_COMMAND": "/nonexistent/sendmail -t"])
+        let output = harness.run(["doctor"]).standardOutput
+        #expect(output.contains("/nonexistent/sendmail is not an executable file"))
+        let none = try AdminHarness("email-none").run(["doctor"]).standardOutput
+        #expect(none.contains("not configured: no mail is sent"))
+    }
+
     @Test func helpListsTheEmailCommands() {
         let help = AdminCLI.run(["help"], environment: [:], readInput: { "" }).standardOutput
         #expect(help.contains("email test") && help.contains("email queue"))
