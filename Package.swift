@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Building blocks with no knowledge of OAuth.
         .target(name: "Logging"),
@@ -25,14 +26,15 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Crypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "HTTP", dependencies: ["CLinux", "CZlib", "Logging"]),
+        .target(name: "Mail", dependencies: ["CCurl", "Settings"]),
 
         // The identity provider.
         .target(name: "Model"),
         .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto", "Logging"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
-        .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging"]),
-        .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging", "OIDC"]),
+        .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
+        .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging", "OIDC", "Mail"]),
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),
         // Micro-benchmarks driven by scripts/bench (never timed in unit tests).
@@ -41,6 +43,7 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "Settings", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "OIDC", "TestSupport"]),
@@ -48,7 +51,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "TestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "Mail", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "OIDC", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "Storage", "TestSupport"]),

@@ -93,6 +93,8 @@ enum DoctorCommand {
             add("trusted_proxies", .ok, settings.trustedProxies.isEmpty ? "nothing trusted: client IP is the TCP peer" : settings.trustedProxies.description)
         }
 
+        checks += emailChecks(settings)
+
         // Database: exists, permissions, integrity, migrations.
         let databasePath = settings.database
         guard FileManager.default.fileExists(atPath: databasePath) else {
@@ -146,7 +148,42 @@ enum DoctorCommand {
         } catch {
             add("signing_keys", .fail, "\(error)")
         }
+        if settings.emailDelivery != nil, let store = try? Store(path: databasePath, readers: 1) {
+            defer { store.close() }
+            let entries = (try? SQLiteMailOutbox(store: store, key: [UInt8](repeating: 0, count: 32)).list(limit: 1000, statuses: [.failed, .pending, .sending])) ?? []
+            let failed = entries.filter { $0.status == .failed }
+            let late = entries.filter { $0.status != .failed && $0.attempts > 0 }
+            if let latest = failed.first {
+                add("email_queue", .warn, "\(failed.count) message(s) failed in the last 7 days, the latest: \(latest.lastError ?? "?") (see `idp-admin email queue`)")
+            } else if let stuck = late.first {
+                add("email_queue", .warn, "\(late.count) message(s) waiting for a retry: \(stuck.lastError ?? "?") (try `idp-admin email test ADDRESS`)")
+            } else {
+                add("email_queue", .ok, "\(entries.count) message(s) queued, none failing")
+            }
+        }
         return checks + remoteChecks(invocation, settings)
+    }
+
+    /// The email transport as configured (the delivery itself is `idp-admin email test`'s job).
+    static func emailChecks(_ settings: Settings) -> [Check] {
+        guard let delivery = settings.emailDelivery else {
+            return [Check(name: "email", verdict: .ok, message: "not configured: no mail is sent, and no flow offers a password reset")]
+        }
+        switch delivery.transport {
+        case .smtp(let url, _, let passwordFile, _, _):
+            var checks = [Check(name: "email", verdict: .ok, message: url.implicitTLS ? "\(url) (implicit TLS)"
+                                : url.isLoopback ? "\(url) (loopback: STARTTLS when offered)" : "\(url) (STARTTLS required)")]
+            if let passwordFile { checks.append(permissions("smtp_password_file", passwordFile, strict: true)) }
+            return checks
+        case .sendmail(let command):
+            let program = command[0]
+            let found = program.contains("/") ? FileManager.default.isExecutableFile(atPath: program)
+                : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+                    FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+                }
+            return [Check(name: "email", verdict: found ? .ok : .fail,
+                          message: found ? "sendmail_command \(command.joined(separator: " "))" : "sendmail_command: \(program) is not an executable file on PATH")]
+        }
     }
 
     /// Mode 0600 and owned by the current user. `strict`: anything looser is a failure (secrets).

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HTTP
 import KeyManagement
 import Logging
+import Mail
 import Model
 import OIDC
 import Settings
@@ -32,8 +33,13 @@ struct Composition: Sendable {
     let liveSessionCount: @Sendable () -> Int
     /// The longest window a throttle row is still read in; maintenance purges rows past it.
     let throttleWindow: TimeInterval
+    /// Where the account flows enqueue mail; nil when email delivery is not configured
+    /// (`Settings.emailDelivery`), and then no flow may offer anything that needs mail.
+    let mailQueue: (any MailQueue)?
+    /// Drains `mailQueue`; `GatehouseServer` starts and stops it.
+    let mailSender: MailSender?
 
-    /// - Parameter mail: where account messages are queued; nil when email delivery is not configured.
+    /// - Parameter mail: a queue for account messages instead of the configured outbox (tests).
     init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock(),
          mail: (any MailQueue)? = nil) {
         let issuer = settings.issuer.url
@@ -67,6 +73,20 @@ struct Composition: Sendable {
         credentials.measureFloor()
         throttleWindow = max(credentials.throttle.policy.window, credentials.throttle.policy.addressWindow)
         credentials.pause = { OSThread.sleep(for: $0) }
+        if let delivery = settings.emailDelivery, let from = try? MailSetup.sender(for: delivery) {
+            let outbox = SQLiteMailOutbox(store: store, key: keyRing.derivedKey(purpose: Self.mailSealPurpose))
+            let sender = MailSender(outbox: outbox, makeTransport: { try MailSetup.transport(for: delivery, cancellation: $0) },
+                                    templates: MailSetup.templates(for: delivery), from: from,
+                                    maxAge: TimeInterval(delivery.maxAge.components.seconds), logger: logger, metrics: metrics, clock: clock)
+            metrics.setMailQueueDepth { (try? outbox.depth()) ?? 0 }
+            mailSender = sender
+            mailQueue = WakingMailQueue(outbox: outbox, sender: sender)
+        } else {
+            mailSender = nil
+            mailQueue = nil
+        }
+        // A test's queue, else the daemon's outbox.
+        let mail = mail ?? mailQueue
         let selfService = Self.selfService(settings: settings, store: store, users: users, keyRing: keyRing, mail: mail, clock: clock,
                                            logger: logger)
         self.selfService = selfService
@@ -126,6 +146,8 @@ struct Composition: Sendable {
         service.pause = { OSThread.sleep(for: $0) }
         return service
     }
+    /// The derivation label of the mail outbox's seal key; `idp-admin email test --queue` uses the same.
+    static let mailSealPurpose = MailOutboxKey.purpose
 
     static func throttlePolicy(_ settings: Settings) -> LoginThrottle.Policy {
         var policy = LoginThrottle.Policy()

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HTTP
 import KeyManagement
 import Logging
+import Mail
 import Settings
 import Storage
 import Synchronization
@@ -15,6 +16,7 @@ public final class GatehouseServer: Sendable {
     private let keyRefresher = PeriodicTask()
     private let audit: AuditRecorder
     private let maintenance: MaintenanceTask
+    private let mailSender: MailSender?
     private let http: HTTPServer
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
     public let production: ProductionServices
@@ -40,6 +42,17 @@ public final class GatehouseServer: Sendable {
         production = ProductionServices(settings: settings, logger: logger, store: store, version: version)
         let parts = Composition(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
         audit = parts.services.auditRecorder
+        mailSender = parts.mailSender
+        if let delivery = settings.emailDelivery {
+            // Caught now rather than at the first message: an unreadable password file.
+            do {
+                _ = try MailSetup.transport(for: delivery)
+                _ = try MailSetup.sender(for: delivery)
+            } catch {
+                store.close()
+                throw StartupError.mail(String(describing: error))
+            }
+        }
         let routes = Routes(parts: parts, store: store)
         production.metrics.setActiveSessions(parts.liveSessionCount)
         production.metrics.setDatabaseFiles { [store] in store.fileSizes() }
@@ -60,6 +73,7 @@ public final class GatehouseServer: Sendable {
             let admin = try startAdmin()
             adminAddresses.withLock { $0 = admin }
             maintenance.start()
+            mailSender?.start()
             return bound
         } catch let error as StartupError {
             throw error
@@ -90,6 +104,7 @@ public final class GatehouseServer: Sendable {
         production.stopAdmin()
         keyRefresher.stop()
         maintenance.stop()  // Ends after its current batch.
+        mailSender?.stop()  // Aborts a delivery in progress; it is retried after the next start.
         audit.stop()  // Writes the events of the last requests before the database closes.
         store.close()
     }
@@ -102,12 +117,14 @@ public enum StartupError: Error, CustomStringConvertible {
     case database(path: String, reason: String)
     case listen(String, reason: String)
     case keys(String)
+    case mail(String)
 
     public var description: String {
         switch self {
         case .database(let path, let reason): "cannot use the database \(path): \(reason)"
         case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .keys(let reason): "cannot load the signing keys: \(reason)"
+        case .mail(let reason): "cannot set up email delivery: \(reason)"
         }
     }
 }

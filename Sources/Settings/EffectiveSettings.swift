@@ -41,6 +41,15 @@ public enum EffectiveSettings {
             "trusted_proxies": settings.trustedProxies.description,
             "admin_listen": settings.adminListen?.description ?? "off",
             "log_file": settings.logFile ?? "",
+            "email_from": settings.emailFrom ?? "",
+            "smtp_url": settings.smtpURL?.description ?? "",
+            "smtp_username": settings.smtpUsername ?? "",
+            "smtp_password_file": settings.smtpPasswordFile ?? "",
+            "smtp_password": settings.smtpPassword ?? "",
+            "smtp_ca_file": settings.smtpCAFile ?? "",
+            "sendmail_command": settings.sendmailCommand?.joined(separator: " ") ?? "",
+            "email_templates": settings.emailTemplates ?? "",
+            "email_max_age": ValueParsers.describe(settings.emailMaxAge),
         ]
     }
 }

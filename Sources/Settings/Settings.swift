@@ -60,6 +60,18 @@ public struct Settings: Sendable, Equatable {
     public var localesDir: String?
     /// Wrong tries after which an emailed code dies.
     public var codeMaxAttempts: Int = 5
+    /// Email delivery (README "Email"); see `emailDelivery` for the combined view.
+    public var emailFrom: String?
+    public var smtpURL: SMTPURL?
+    public var smtpUsername: String?
+    public var smtpPasswordFile: String?
+    /// `IDP_SMTP_PASSWORD`; a secret, so better from the environment than the file.
+    public var smtpPassword: String?
+    /// A CA bundle that verifies the SMTP server instead of the system's (a private CA).
+    public var smtpCAFile: String?
+    public var sendmailCommand: [String]?
+    public var emailTemplates: String?
+    public var emailMaxAge: Duration = .seconds(86_400)
 
     /// The file holding the key-encryption key when it is not given inline.
     public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }

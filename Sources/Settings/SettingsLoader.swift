@@ -102,6 +102,7 @@ public enum SettingsLoader {
             problems.append(ConfigProblem(source: values["max_buffered_body_bytes"]?.1 ?? .defaultValue, key: "max_buffered_body_bytes",
                                           message: "must be at least max_body_bytes (\(settings.maxBodyBytes) bytes), or no body could be received"))
         }
+        problems += settings.emailProblems { values[$0]?.1 ?? .defaultValue }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted(), configFile: choice)
     }

@@ -79,6 +79,13 @@ enum ValueParsers {
         return .success(text)
     }
 
+    static func nonEmpty(_ text: String) -> Result<String, ParseFailure> {
+        guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            return .failure("expected a value without control characters")
+        }
+        return .success(text)
+    }
+
     /// Standard base64 (with padding) of exactly 32 bytes.
     static func keyEncryptionKey(_ text: String) -> Result<String?, ParseFailure> {
         guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {

@@ -13,6 +13,7 @@ public enum PurgeTable: String, Sendable, CaseIterable {
     case loginThrottle = "login_throttle"
     case revokedAccessTokens = "revoked_access_tokens"
     case auditEvents = "audit_events"
+    case mailOutbox = "mail_outbox"
 }
 
 /// One rule: which rows of a table are due at the run's instant, found on a reader and deleted
@@ -190,6 +191,16 @@ extension PurgeRule {
                       delete: "DELETE FROM audit_events WHERE id = ?1 AND time < ?3",
                       countDue: "SELECT count(*) FROM audit_events WHERE time < ?3",
                       bindings: [.integer(time - Int64(policy.auditRetention))], start: .integer(0)),
+            // Sent or given up, past the retention; pending rows are never purged (they hold no
+            // expiry: the sender fails them after email_max_age, and then they count from there).
+            PurgeRule(table: .mailOutbox, scan: .expiryIndex,
+                      candidates: """
+                          SELECT id FROM mail_outbox WHERE status IN ('sent', 'failed') AND finished_at <= ?3
+                          ORDER BY finished_at LIMIT ?2
+                          """,
+                      delete: "DELETE FROM mail_outbox WHERE id = ?1 AND status IN ('sent', 'failed') AND finished_at <= ?3",
+                      countDue: "SELECT count(*) FROM mail_outbox WHERE status IN ('sent', 'failed') AND finished_at <= ?3",
+                      bindings: [.integer(time - Int64(policy.mailRetention))], start: .integer(0)),
         ]
         return (before, after)
     }

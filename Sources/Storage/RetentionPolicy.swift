@@ -30,6 +30,10 @@ public struct RetentionPolicy: Sendable, Equatable {
     /// Audit events older than this go (`audit_retention`).
     public var auditRetention: TimeInterval = 30 * 86_400
 
+    /// Sent and failed mail (its recipient, status and error; the values are gone already) is kept
+    /// this long, so `idp-admin email queue` shows the recent past.
+    public var mailRetention: TimeInterval = 7 * 86_400
+
     /// The longest authorization-code lifetime a grant's code may have had (RFC 6749 §4.1.2
     /// recommends at most 10 minutes). A grant younger than this plus `redeemedCodeMargin` is
     /// never deleted, so a code row that names it never outlives it.

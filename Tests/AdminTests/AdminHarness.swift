@@ -9,7 +9,7 @@ import TestSupport
 /// One database in a temporary directory and `idp-admin` run in-process against it, as operator `ops`.
 struct AdminHarness {
     let directory: TemporaryDirectory
-    let environment: [String: String]
+    var environment: [String: String]
 
     /// `initialize`: create the database with `db init`, as an operator must before any other command.
     init(_ label: String, initialize: Bool = true) throws {

@@ -128,7 +128,8 @@ import TestSupport
         let deadline = Date().addingTimeInterval(5)
         repeat {
             after = try scrape()
-            if documented.allSatisfy({ moved($0) || $0.contains("maintenance_") || $0.contains("start_time") || $0 == "gatehouse_build_info" }) { break }
+            if documented.allSatisfy({ moved($0) || $0.contains("maintenance_") || $0.contains("_mail_") || $0.contains("start_time")
+                || $0 == "gatehouse_build_info" }) { break }
             Thread.sleep(forTimeInterval: 0.1)
         } while Date() < deadline
         for name in documented {
@@ -138,6 +139,9 @@ import TestSupport
             case let maintenance where maintenance.hasPrefix("gatehouse_maintenance_"):
                 // The run at start: present (Storage tests and DaemonMaintenanceTests drive purges that move them).
                 #expect(try Curl.get(metricsURL).text.contains("# TYPE \(maintenance) "), "\(maintenance) is exported")
+            case let mail where mail.hasPrefix("gatehouse_mail_"):
+                // This daemon has no email configured; MailSenderTests drive sent, failed and retries.
+                #expect(try Curl.get(metricsURL).text.contains("# TYPE \(mail.split(separator: "{").first ?? "") "), "\(mail) is exported")
             default:
                 #expect(moved(name), "\(name): \(before[name] ?? 0) → \(after[name] ?? 0)")
             }

@@ -1,28 +1,24 @@
-import Foundation
+import FoundationEssentials
 import Model
+import Synchronization
 
-/// A mail queue that keeps what it is given, for tests that read the code a message carries.
-/// (The daemon's queue is SQLite with a real sender; see the email tests for those.)
-public final class MemoryMailQueue: MailQueue, @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [MailMessage] = []
+/// A `MailQueue` that keeps what was enqueued in memory, for unit tests of the code that sends
+/// mail (the account flows): read `messages` to find the code a flow sent.
+public final class MemoryMailQueue: MailQueue {
+    private let state = Mutex<[(message: MailMessage, time: Date)]>([])
+    /// When set, `enqueue` throws it (a storage outage).
+    public let failure = Mutex<StorageError?>(nil)
 
     public init() {}
 
     public func enqueue(_ message: MailMessage, at time: Date) throws(StorageError) {
-        lock.lock()
-        stored.append(message)
-        lock.unlock()
+        if let failure = failure.withLock({ $0 }) { throw failure }
+        state.withLock { $0.append((message, time)) }
     }
 
-    public var messages: [MailMessage] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
+    /// Everything enqueued, oldest first.
+    public var messages: [MailMessage] { state.withLock { $0.map(\.message) } }
 
-    /// The newest message to `address`.
-    public func last(to address: String) -> MailMessage? {
-        messages.last { $0.to.lowercased() == address.lowercased() }
-    }
+    /// The newest message to `address`, if any.
+    public func last(to address: String) -> MailMessage? { state.withLock { $0.last { $0.message.to.lowercased() == address.lowercased() }?.message } }
 }

@@ -259,6 +259,13 @@ public final class GatehouseMetrics: Sendable {
     public let rowsPurged: Counter
     /// `gatehouse_maintenance_pages_released_total`: free pages given back to the file system.
     public let pagesReleased: Counter
+    /// `gatehouse_mail_sent_total{template}`.
+    public let mailSent: Counter
+    /// `gatehouse_mail_failed_total{template}`: given up (a permanent refusal, or past email_max_age).
+    public let mailFailed: Counter
+    /// `gatehouse_mail_retries_total`: deliveries that failed and were scheduled again.
+    public let mailRetries: Counter
+    private let mailQueueDepth = ProviderBox()
     private let activeSessions = ProviderBox()
     private let storage = StorageGauges()
 
@@ -295,6 +302,12 @@ public final class GatehouseMetrics: Sendable {
         registry.gauge("gatehouse_database_wal_bytes", help: "Size of the SQLite write-ahead log (-wal file).") { [storage] in
             Double(storage.files.withLock { $0 }?().wal ?? 0)
         }
+        mailSent = registry.counter("gatehouse_mail_sent_total", help: "Email messages delivered, by template.", labels: ["template"])
+        mailFailed = registry.counter("gatehouse_mail_failed_total", help: "Email messages given up, by template.", labels: ["template"])
+        mailRetries = registry.counter("gatehouse_mail_retries_total", help: "Email deliveries that failed and were scheduled again.")
+        registry.gauge("gatehouse_mail_queue_depth", help: "Email messages queued and not yet sent or given up.") { [mailQueueDepth] in
+            Double(mailQueueDepth.provider.withLock { $0 }?() ?? 0)
+        }
         registry.gauge("gatehouse_active_sessions", help: "Browser sessions currently active.") { [activeSessions] in
             Double(activeSessions.provider.withLock { $0 }?() ?? 0)
         }
@@ -317,6 +330,13 @@ public final class GatehouseMetrics: Sendable {
     }
 
     public func recordMaintenanceFailure() { maintenanceRuns.increment("error") }
+
+    public func recordMailSent(template: String) { mailSent.increment(template) }
+    public func recordMailFailed(template: String) { mailFailed.increment(template) }
+    public func recordMailRetry() { mailRetries.increment() }
+
+    /// Sets the callback read at each scrape for `gatehouse_mail_queue_depth` (one count on a reader).
+    public func setMailQueueDepth(_ provider: @escaping @Sendable () -> Int) { mailQueueDepth.provider.withLock { $0 = provider } }
 
     /// Sets the callback read at each scrape for `gatehouse_database_file_bytes` and `_wal_bytes` (two stat calls).
     public func setDatabaseFiles(_ provider: @escaping @Sendable () -> (database: Int64, wal: Int64)) {
