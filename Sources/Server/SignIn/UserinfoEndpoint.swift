@@ -7,6 +7,7 @@ import OIDC
 struct UserinfoEndpoint: Sendable {
     let services: Services
     let keyRing: KeyRing
+    let opaqueTokens: OpaqueAccessTokens
     let grants: any GrantStore
     let users: any UserStore
     let holders: any GrantHolderReader
@@ -22,7 +23,7 @@ struct UserinfoEndpoint: Sendable {
                                    services: services, challenge: .bearer, tokenPresented: false)
         }
         do throws(OAuthError) {
-            let grant = try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey,
+            let grant = try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaqueTokens,
                                                           issuer: services.issuer.url, grants: grants, users: users,
                                                           clock: services.clock, holders: holders)
             var response = HTTPResponse.json(UserClaims.userinfoBody(for: grant.user, scopes: grant.scopes))
