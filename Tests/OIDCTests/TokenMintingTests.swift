@@ -59,6 +59,12 @@ struct TokenMintingTests {
         #expect(try Base64URL.decode(idToken.split(separator: ".")[2]).count == 64)
         // No audience: the access token is opaque, so the sign-in costs one signature.
         #expect(response.accessToken.hasPrefix("at_"))
+        // An API's access token is signed with the API's algorithm (RS256 here), not the application's.
+        let apiCode = harness.code(client: Fixture.es256Web, challenge: nil, audience: "https://api.example.com")
+        let forAPI = try harness.redeem([("grant_type", "authorization_code"), ("code", apiCode), ("redirect_uri", Fixture.webCallback)],
+                                        authorization: harness.basic("es-app", Fixture.secret))
+        #expect(try verify(forAPI.accessToken).header["alg"] == .string("RS256"))
+        #expect(try verify(try #require(forAPI.idToken)).header["alg"] == .string("ES256"))
     }
 
     /// RFC 9068 access token.

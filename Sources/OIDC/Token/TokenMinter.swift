@@ -124,9 +124,8 @@ public struct TokenMinter: Sendable {
                                         issuedAt: iat, expiresAt: iat + Int64(issuance.client.accessTokenLifetime))
     }
 
-    /// Opaque when only good for `/userinfo`; otherwise an RFC 9068 JWT signed with the application's
-    /// algorithm, like its ID tokens: an ES256 application's sign-in and refresh then need no RSA
-    /// signature at all (our validator accepts any of our keys).
+    /// Opaque when only good for `/userinfo`; otherwise an RFC 9068 JWT signed with the API's
+    /// algorithm (its resource server verifies it), or the application's when no API was resolved.
     public func accessToken(for issuance: TokenIssuance, now: Date) throws(OAuthError) -> String {
         if isUserinfoOnly(issuance) {
             do {
@@ -135,7 +134,7 @@ public struct TokenMinter: Sendable {
                 throw OAuthError(.serverError, "internal error", detail: "sealing the access token failed: \(error)")
             }
         }
-        let algorithm = SigningKey.Algorithm(rawValue: issuance.client.idTokenAlgorithm) ?? .rs256
+        let algorithm = SigningKey.Algorithm(rawValue: issuance.apiSigningAlgorithm ?? issuance.client.idTokenAlgorithm) ?? .rs256
         return try sign(accessTokenClaims(for: issuance, now: now), algorithm: algorithm, typ: "at+jwt")
     }
 
