@@ -1,6 +1,8 @@
 -- wrk: rotates refresh tokens. Each thread owns a share of the pool; every response's
 -- successor replaces the token it used, so each request presents a live token (rotation,
--- not the retry path). Set POOL (token file) and CLIENT in the environment.
+-- not the retry path). Environment: POOL (token file) and CLIENT (a public client: JSON body
+-- with client_id, as Auth0.swift sends it), or BASIC (base64 id:secret: a form body with HTTP
+-- Basic, for a peer's confidential client) and TOKEN_PATH (default /oauth/token).
 local counter = 0
 function setup(thread)
   thread:set("id", counter)
@@ -16,13 +18,19 @@ function init(args)
     index = index + 1
   end
   client = os.getenv("CLIENT")
+  basic = os.getenv("BASIC")
+  path = os.getenv("TOKEN_PATH") or "/oauth/token"
 end
 
 function request()
   local token = table.remove(queue, 1)
   if token == nil then token = "exhausted" end
+  if basic and basic ~= "" then
+    return wrk.format("POST", path, { ["Content-Type"] = "application/x-www-form-urlencoded", ["Authorization"] = "Basic " .. basic },
+                      "grant_type=refresh_token&refresh_token=" .. token)
+  end
   local body = '{"grant_type":"refresh_token","client_id":"' .. client .. '","refresh_token":"' .. token .. '"}'
-  return wrk.format("POST", "/oauth/token", { ["Content-Type"] = "application/json" }, body)
+  return wrk.format("POST", path, { ["Content-Type"] = "application/json" }, body)
 end
 
 function response(status, headers, body)
