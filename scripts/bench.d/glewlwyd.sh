@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The peer for scripts/bench: glewlwyd from Debian (C, SQLite; installed by scripts/bench with
-# apt-get), a private instance on loopback with one ES256 OIDC instance that rotates refresh
-# tokens like ours, and a pool of refresh tokens from its password grant.
+# apt-get), a private instance on loopback with two ES256 OIDC instances, one that rotates refresh
+# tokens like ours and one with its default reusable refresh tokens, and refresh tokens from its
+# password grant (a pool for the first, one token for the second).
 #   glewlwyd.sh start WORKDIR PORT      starts it (pid in WORKDIR/pid), provisions it, and writes
 #                                       WORKDIR/refresh_ES256.txt and WORKDIR/env.sh
 #   glewlwyd.sh tokens WORKDIR PORT N   a fresh pool of N refresh tokens
@@ -9,7 +10,7 @@
 set -euo pipefail
 what=$1 work=$2 port=$3
 base="http://127.0.0.1:$port"
-plugin=gatehousebench
+plugin=gatehousebench reuse_plugin=gatehousebenchreuse
 client=bench-client secret=bench-secret-0123456789 user=bench-user password=bench-password-0123
 
 # curl with the admin cookie; fails on anything but 200.
@@ -29,7 +30,11 @@ tokens() {
             --data-urlencode "password=$password" --data-urlencode "scope=openid scope1" "$base/api/$plugin/token" \
             | jq -er .refresh_token >> "$work/refresh_ES256.txt"
     done
-    printf 'GLEWLWYD_BASIC=%s\nGLEWLWYD_TOKEN_PATH=/api/%s/token\n' "$basic" "$plugin" > "$work/env.sh"
+    curl -sS -H "Authorization: Basic $basic" --data-urlencode grant_type=password --data-urlencode "username=$user" \
+        --data-urlencode "password=$password" --data-urlencode "scope=openid scope1" "$base/api/$reuse_plugin/token" \
+        | jq -er .refresh_token > "$work/refresh_ES256_reuse.txt"
+    printf 'GLEWLWYD_BASIC=%s\nGLEWLWYD_TOKEN_PATH=/api/%s/token\nGLEWLWYD_REUSE_TOKEN_PATH=/api/%s/token\n' \
+        "$basic" "$plugin" "$reuse_plugin" > "$work/env.sh"
 }
 
 start() {
@@ -84,15 +89,21 @@ CONF
           authorization_type:["code","password","refresh_token","client_credentials"],
           token_endpoint_auth_method:["client_secret_basic","client_secret_post"],scope:["scope1"]}')"
     rnbyc -j -g EC256 -k ec-1 -a ES256 -o "$work/ec.jwks" -p "$work/ec.pub.jwks" -n 0
-    # ES256 tokens, refresh tokens used once (each refresh returns the successor), as ours rotate.
-    admin_api POST /api/mod/plugin/ "$(jq -cn --arg n "$plugin" --arg iss "$base/api/$plugin" --arg jwks "$(cat "$work/ec.jwks")" \
-        '{module:"oidc",name:$n,display_name:"bench",order_rank:0,readonly:false,parameters:{
-          iss:$iss,"jwks-private":$jwks,"default-kid":"ec-1","jwt-type":"ecdsa","jwt-key-size":"256","jwks-show":true,
-          "access-token-duration":3600,"refresh-token-duration":1209600,"code-duration":600,"refresh-token-rolling":true,
-          "refresh-token-one-use":"always","allow-non-oidc":true,"auth-type-code-enabled":true,"auth-type-password-enabled":true,
-          "auth-type-client-enabled":true,"auth-type-refresh-enabled":true,"auth-type-token-enabled":false,
-          "auth-type-id-token-enabled":true,"auth-type-none-enabled":false,"auth-type-device-enabled":false,
-          "allowed-scope":["openid"],scope:[]}}')"
+    # ES256 tokens; refresh tokens used once (each refresh returns the successor), as ours rotate,
+    # or reusable (glewlwyd's default, its fastest refresh).
+    local name one_use
+    for name in "$plugin" "$reuse_plugin"; do
+        one_use=always
+        [ "$name" = "$reuse_plugin" ] && one_use=never
+        admin_api POST /api/mod/plugin/ "$(jq -cn --arg n "$name" --arg iss "$base/api/$name" --arg jwks "$(cat "$work/ec.jwks")" --arg once "$one_use" \
+            '{module:"oidc",name:$n,display_name:"bench",order_rank:0,readonly:false,parameters:{
+              iss:$iss,"jwks-private":$jwks,"default-kid":"ec-1","jwt-type":"ecdsa","jwt-key-size":"256","jwks-show":true,
+              "access-token-duration":3600,"refresh-token-duration":1209600,"code-duration":600,"refresh-token-rolling":true,
+              "refresh-token-one-use":$once,"allow-non-oidc":true,"auth-type-code-enabled":true,"auth-type-password-enabled":true,
+              "auth-type-client-enabled":true,"auth-type-refresh-enabled":true,"auth-type-token-enabled":false,
+              "auth-type-id-token-enabled":true,"auth-type-none-enabled":false,"auth-type-device-enabled":false,
+              "allowed-scope":["openid"],scope:[]}}')"
+    done
 }
 
 case "$what" in

@@ -2,7 +2,8 @@
 -- successor replaces the token it used, so each request presents a live token (rotation,
 -- not the retry path). Environment: POOL (token file) and CLIENT (a public client: JSON body
 -- with client_id, as Auth0.swift sends it), or BASIC (base64 id:secret: a form body with HTTP
--- Basic, for a peer's confidential client) and TOKEN_PATH (default /oauth/token).
+-- Basic, for a peer's confidential client) and TOKEN_PATH (default /oauth/token). REUSE=1: a
+-- server that does not rotate; every request presents the pool's first token.
 local counter = 0
 function setup(thread)
   thread:set("id", counter)
@@ -20,10 +21,11 @@ function init(args)
   client = os.getenv("CLIENT")
   basic = os.getenv("BASIC")
   path = os.getenv("TOKEN_PATH") or "/oauth/token"
+  reuse = os.getenv("REUSE") == "1"
 end
 
 function request()
-  local token = table.remove(queue, 1)
+  local token = reuse and queue[1] or table.remove(queue, 1)
   if token == nil then token = "exhausted" end
   if basic and basic ~= "" then
     return wrk.format("POST", path, { ["Content-Type"] = "application/x-www-form-urlencoded", ["Authorization"] = "Basic " .. basic },
@@ -35,5 +37,5 @@ end
 
 function response(status, headers, body)
   local successor = string.match(body, '"refresh_token":"([^"]+)"')
-  if successor then table.insert(queue, successor) end
+  if successor and not reuse then table.insert(queue, successor) end
 end
