@@ -14,14 +14,15 @@ function init(args)
   queue = {}
   local threads = tonumber(os.getenv("WRK_THREADS") or "2")
   local index = 0
+  reuse = os.getenv("REUSE") == "1"
   for line in io.lines(os.getenv("POOL")) do
-    if index % threads == id then table.insert(queue, line) end
+    -- A reused token serves every thread; a rotated one belongs to one.
+    if reuse or index % threads == id then table.insert(queue, line) end
     index = index + 1
   end
   client = os.getenv("CLIENT")
   basic = os.getenv("BASIC")
   path = os.getenv("TOKEN_PATH") or "/oauth/token"
-  reuse = os.getenv("REUSE") == "1"
 end
 
 function request()
