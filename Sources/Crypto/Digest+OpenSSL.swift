@@ -14,18 +14,32 @@ extension Digest {
 }
 
 extension HMAC {
+    /// HMAC-SHA256 contexts with their digest already set, reused: `EVP_Q_mac` fetched the MAC and
+    /// the digest from the provider on every call, which cost more than the MAC over a short input.
+    private static let contexts = ContextPool { EVP_MAC_CTX_free($0) }
+
+    private static func makeContext() -> OpaquePointer {
+        guard let ctx = EVP_MAC_CTX_new(Algorithms.hmac) else { fatalError("EVP_MAC_CTX_new failed: \(OpenSSLErrors.drain())") }
+        let digest = UnsafeMutablePointer(mutating: ParamName.sha256)
+        var params = [OSSL_PARAM_construct_utf8_string(ParamName.digest, digest, 0), OSSL_PARAM_construct_end()]
+        precondition(EVP_MAC_CTX_set_params(ctx, &params) == 1, "HMAC digest: \(OpenSSLErrors.drain())")
+        return ctx
+    }
+
     static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
+        let ctx = contexts.take() ?? makeContext()
+        defer { contexts.give(ctx) }
         // An empty array may have no storage, but OpenSSL needs a non-null key pointer.
         let keyStorage = key.isEmpty ? [0] : key
-        return keyStorage.withUnsafeBytes { k in
-            data.withUnsafeBytes { d in
+        return keyStorage.withUnsafeBufferPointer { k in
+            data.withUnsafeBufferPointer { d in
                 [UInt8](unsafeUninitializedCapacity: 32) { out, initialized in
                     var length = 0
-                    let result = EVP_Q_mac(nil, "HMAC", nil, "SHA256", nil,
-                                           k.baseAddress, key.count,
-                                           d.baseAddress?.assumingMemoryBound(to: UInt8.self), d.count,
-                                           out.baseAddress, 32, &length)
-                    precondition(result != nil && length == 32, "HMAC-SHA256 failed: \(OpenSSLErrors.drain())")
+                    // EVP_MAC_init with a key starts a fresh MAC on a used context.
+                    let ok = EVP_MAC_init(ctx, k.baseAddress, key.count, nil) == 1
+                        && (d.isEmpty || EVP_MAC_update(ctx, d.baseAddress, d.count) == 1)
+                        && EVP_MAC_final(ctx, out.baseAddress, &length, 32) == 1
+                    precondition(ok && length == 32, "HMAC-SHA256 failed: \(OpenSSLErrors.drain())")
                     initialized = 32
                 }
             }
@@ -43,6 +57,13 @@ enum Algorithms {
             fatalError("OpenSSL has no SHA256: \(OpenSSLErrors.drain())")
         }
         return md
+    }()
+
+    nonisolated(unsafe) static let hmac: OpaquePointer = {
+        guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else {
+            fatalError("OpenSSL has no HMAC: \(OpenSSLErrors.drain())")
+        }
+        return mac
     }()
 
     nonisolated(unsafe) static let aes256gcm: OpaquePointer = {

@@ -9,6 +9,8 @@ enum ParamName {
     nonisolated(unsafe) static let e = immortal("e")
     nonisolated(unsafe) static let group = immortal("group")
     nonisolated(unsafe) static let pub = immortal("pub")
+    nonisolated(unsafe) static let digest = immortal("digest")
+    nonisolated(unsafe) static let sha256 = immortal("SHA256")
 
     private static func immortal(_ name: String) -> UnsafePointer<CChar> {
         let bytes = Array(name.utf8CString)

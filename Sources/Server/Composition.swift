@@ -29,6 +29,7 @@ struct Composition: Sendable {
     let users: any UserStore
     let grantHolders: any GrantHolderReader
     let lifecycle: any LifecycleLookup
+    let opaqueTokens: OpaqueAccessTokens
     /// Live browser sessions, for the `gatehouse_sessions_active` gauge.
     let liveSessionCount: @Sendable () -> Int
     /// The longest window a throttle row is still read in; maintenance purges rows past it.
@@ -52,6 +53,9 @@ struct Composition: Sendable {
         let lifecycle = SQLiteLifecycleLookup(store: store)
         let cookies = CookieSpec(issuer: settings.issuer)
         let keys: Authorizer.KeyLookup = { keyRing.current.verificationKey(kid: $0) }
+        // Derived from the key-encryption key, so every node sharing it opens every node's tokens.
+        let opaque = OpaqueAccessTokens(key: keyRing.derivedKey(purpose: "gatehouse opaque access token key v1"))
+        opaqueTokens = opaque
 
         var services = Services(settings: settings, clock: clock, logger: logger,
                                 auditRecorder: AuditRecorder(store: AuditStore(store: store), logger: logger),
@@ -111,19 +115,19 @@ struct Composition: Sendable {
                                           successorKey: keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1"),
                                           sessions: sessionStore, familyReader: SQLiteRefreshTokenFamilyReader(store: store))
         var tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
-                                   minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), clock: clock),
+                                   minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), opaqueTokens: opaque, clock: clock),
                                    refreshTokens: refreshTokens, apis: apis,
                                    passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
         tokens.selfService = selfService
         self.tokens = tokens
         let holders = grantHolders
         currentUser = CurrentUserAPI(issuer: issuer, users: users, clock: clock) { bearer, audience throws(OAuthError) in
-            try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, issuer: issuer, grants: grants,
-                                              users: users, clock: clock, holders: holders, audience: audience)
+            try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
+                                              grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
-        revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, clock: clock)
+        revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
-                                         keys: keys, clock: clock)
+                                         keys: keys, opaqueTokens: opaque, clock: clock)
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
     }
 

@@ -58,7 +58,7 @@ struct Routes {
         router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, flow: parts.flow).handle)
         router.add("GET", SignInFlow.resumePath, execution: .worker, ResumeEndpoint(services: services, flow: parts.flow).handle)
         router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: parts.tokens).handle)
-        let userinfo = UserinfoEndpoint(services: services, keyRing: parts.keyRing, grants: parts.grants, users: parts.users,
+        let userinfo = UserinfoEndpoint(services: services, keyRing: parts.keyRing, opaqueTokens: parts.opaqueTokens, grants: parts.grants, users: parts.users,
                                         holders: parts.grantHolders)
         router.add("GET", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)
         router.add("POST", DiscoveryDocument.Path.userinfo, execution: .worker, userinfo.handle)

@@ -18,6 +18,29 @@ struct KnownAnswerTests {
         #expect(case2 == hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
     }
 
+    /// Contexts are reused across calls: a long key, an empty key and empty data each start afresh,
+    /// also while other threads use the pool (RFC 4231 case 6; the empty pair's well-known value).
+    @Test("HMAC-SHA256 on reused contexts, concurrently")
+    func hmacReusedContexts() async {
+        let long = (key: [UInt8](repeating: 0xaa, count: 131), data: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+                    mac: hex("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"))
+        let empty = (key: [UInt8](), data: [UInt8](), mac: hex("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var failures = 0
+                    for round in 0..<200 {
+                        let row = (task + round) % 2 == 0 ? long : empty
+                        if HMAC.sha256(key: row.key, data: row.data) != row.mac { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test("PKCE S256 pair from RFC 7636 Appendix B")
     func pkce() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

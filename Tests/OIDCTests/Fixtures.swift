@@ -75,6 +75,8 @@ struct TestSigner: TokenSigner {
     static let rsa = try! SigningKey.generate(.rs256)
     static let ec = try! SigningKey.generate(.es256)
     static let foreign = try! SigningKey.generate(.rs256)
+    /// The key opaque access tokens are sealed with, as the daemon derives one from its KEK.
+    static let opaque = OpaqueAccessTokens(key: Array(repeating: 0x42, count: 32))
 
     func sign(claims: [String: JSONValue], algorithm: SigningKey.Algorithm, typ: String) throws -> String {
         let key = algorithm == .rs256 ? Self.rsa : Self.ec

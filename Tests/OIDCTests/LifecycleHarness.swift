@@ -21,10 +21,10 @@ final class LifecycleHarness: @unchecked Sendable {
             tokenLifetime: 600, signingAlgorithm: "ES256", createdAt: Fixture.epoch),
         API(apiID: "api-2", identifier: LifecycleHarness.otherIdentifier, name: "Other", scopes: ["x"], createdAt: Fixture.epoch + 1),
     ])
-    lazy var minter = TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock)
-    lazy var revoker = TokenRevoker(issuer: Fixture.issuer, clients: clients, grants: grants, lookup: lookup, keys: TestSigner.keys, clock: clock)
+    lazy var minter = TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), opaqueTokens: TestSigner.opaque, clock: clock)
+    lazy var revoker = TokenRevoker(issuer: Fixture.issuer, clients: clients, grants: grants, lookup: lookup, keys: TestSigner.keys, opaqueTokens: TestSigner.opaque, clock: clock)
     lazy var introspector = TokenIntrospector(issuer: Fixture.issuer, clients: clients, grants: grants, users: users, apis: apis,
-                                              lookup: lookup, keys: TestSigner.keys, clock: clock)
+                                              lookup: lookup, keys: TestSigner.keys, opaqueTokens: TestSigner.opaque, clock: clock)
     lazy var tokenEndpoint: TokenEndpoint = {
         var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: MemoryCodeStore(), grants: grants, users: users,
                                      clock: clock, minter: minter)

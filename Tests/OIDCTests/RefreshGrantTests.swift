@@ -34,7 +34,7 @@ final class RefreshHarness: @unchecked Sendable {
                                    createdAt: Fixture.epoch)])
     lazy var refreshTokens = RefreshTokens(store: store, successorKey: Self.successorKey, sessions: sessions)
     lazy var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: codes, grants: grants, users: users,
-                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
+                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), opaqueTokens: TestSigner.opaque, clock: clock),
                                       refreshTokens: refreshTokens, apis: apis)
 
     /// Signs in through a code and returns the code exchange's response.
@@ -70,11 +70,13 @@ final class RefreshHarness: @unchecked Sendable {
 
     /// Whether /userinfo would accept the access token.
     func accessTokenValid(_ token: String) -> Bool {
-        (try? AccessTokenValidator.validate(bearer: token, keys: TestSigner.keys, issuer: Fixture.issuer, grants: grants,
+        (try? AccessTokenValidator.validate(bearer: token, keys: TestSigner.keys, opaque: TestSigner.opaque, issuer: Fixture.issuer, grants: grants,
                                             users: users, clock: clock)) != nil
     }
 
+    /// A JWT's claims, or an opaque access token's contents as the same claims (`TokenInspection`).
     static func claims(_ jwt: String) throws -> [String: JSONValue] {
+        if OpaqueAccessTokens.looksOpaque(jwt) { return TokenInspection.claims(of: try TestSigner.opaque.open(jwt), issuer: Fixture.issuer) }
         let part = jwt.split(separator: ".")[1]
         guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: Data(try Base64URL.decode(part))) else { throw OAuthError(.invalidRequest, "not an object") }
         return object

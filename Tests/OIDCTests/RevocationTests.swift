@@ -66,7 +66,10 @@ import TestSupport
                                            "client_id": .string(Fixture.native.clientID), "grant_id": .string(grant.grantID),
                                            "aud": .string(Fixture.issuer + "userinfo"), "exp": .integer(2_000_000_000)]
         let foreign = try JWS.sign(claims: claims, key: TestSigner.foreign, kid: "RS256-kid", typ: "at+jwt")
-        for token in [LifecycleHarness.unsigned(claims), foreign] {
+        let foreignOpaque = try OpaqueAccessTokens(key: Array(repeating: 3, count: 32)).seal(OpaqueAccessTokenPayload(
+            grantID: grant.grantID, userID: Fixture.alice.userID, clientID: Fixture.native.clientID, scope: "openid",
+            issuedAt: 0, expiresAt: 2_000_000_000))
+        for token in [LifecycleHarness.unsigned(claims), foreign, foreignOpaque] {
             guard case .ignored = try harness.revoke([("token", token), ("client_id", Fixture.native.clientID)]) else {
                 Issue.record("expected ignored"); continue
             }
@@ -110,10 +113,36 @@ import TestSupport
         #expect(members["aud"] == .string(Fixture.issuer + "userinfo"))
         #expect(members["exp"]?.integerValue == Int64(Fixture.epoch.timeIntervalSince1970) + 86_400)
         #expect(members["iat"]?.integerValue == Int64(Fixture.epoch.timeIntervalSince1970))
-        #expect(members["jti"]?.stringValue?.isEmpty == false)
+        #expect(access.hasPrefix("at_") && members["jti"] == nil)  // opaque: its contents, no id of its own
 
         try harness.grants.revoke(grantID: grant.grantID, at: harness.clock.now, reason: "test")
         #expect(try harness.introspect(LifecycleHarness.web([("token", access)])) == .inactive)
+    }
+
+    /// An opaque access token altered, sealed under another key, or past its expiry is inactive.
+    @Test func aBrokenOrExpiredOpaqueTokenIsInactive() throws {
+        let harness = LifecycleHarness()
+        let (grant, access) = try harness.userToken(client: Fixture.web)
+        var bytes = try Base64URL.decode(access.dropFirst(3))
+        bytes[bytes.count / 2] ^= 1
+        let foreign = try OpaqueAccessTokens(key: Array(repeating: 5, count: 32)).seal(OpaqueAccessTokenPayload(
+            grantID: grant.grantID, userID: Fixture.alice.userID, clientID: Fixture.web.clientID, scope: "openid",
+            issuedAt: 0, expiresAt: 2_000_000_000))
+        for token in ["at_" + Base64URL.encode(bytes), String(access.dropLast(8)), foreign] {
+            #expect(try harness.introspect(LifecycleHarness.web([("token", token)])) == .inactive)
+        }
+        #expect(try harness.introspect(LifecycleHarness.web([("token", access)])).isActive)
+        harness.clock.advance(by: 86_400)
+        #expect(try harness.introspect(LifecycleHarness.web([("token", access)])) == .inactive)
+    }
+
+    /// An API's JWT access token carries its own `jti`.
+    @Test func anAPITokenIntrospectsWithItsJTI() throws {
+        let harness = LifecycleHarness()
+        let (_, access) = try harness.userToken(client: Fixture.web, audience: LifecycleHarness.apiIdentifier)
+        let members = try harness.introspect(LifecycleHarness.web([("token", access)])).members
+        #expect(members["active"] == .bool(true) && members["jti"]?.stringValue?.isEmpty == false)
+        #expect(members["aud"] == .array([.string(LifecycleHarness.apiIdentifier), .string(Fixture.issuer + "userinfo")]))
     }
 
     @Test func refreshTokensAreActiveUntilRevokedOrExpired() throws {

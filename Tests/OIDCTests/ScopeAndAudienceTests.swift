@@ -28,7 +28,7 @@ struct ScopeAndAudienceTests {
                          callbacks: [Fixture.nativeCallback], createdAt: Fixture.epoch)
         lazy var endpoint = TokenEndpoint(
             issuer: Fixture.issuer, clients: TestSupport.MemoryClientStore(database: database), codes: MemoryCodeStore(), grants: grants,
-            users: users, clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
+            users: users, clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), opaqueTokens: TestSigner.opaque, clock: clock),
             refreshTokens: RefreshTokens(store: MemoryRefreshTokenStore(database: database), successorKey: Array(repeating: 7, count: 32)),
             apis: apis,
             passwordGrants: PasswordGrantPolicy(credentials: CredentialCheck(users: users, throttle: LoginThrottle(store: throttle, clock: clock)),

@@ -17,7 +17,7 @@ final class TokenHarness: @unchecked Sendable {
     let apis = MemoryAPIStore([API(apiID: "api-1", identifier: "https://api.example.com", name: "API", scopes: ["read:things"],
                                    createdAt: Fixture.epoch)])
     lazy var endpoint = TokenEndpoint(issuer: Fixture.issuer, clients: clients, codes: codes, grants: grants, users: users,
-                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), clock: clock),
+                                      clock: clock, minter: TokenMinter(issuer: Fixture.issuer, signer: TestSigner(), opaqueTokens: TestSigner.opaque, clock: clock),
                                       apis: apis)
 
     /// Issues a code as /authorize would after login.

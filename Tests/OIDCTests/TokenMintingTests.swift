@@ -57,8 +57,14 @@ struct TokenMintingTests {
         #expect(claims["aud"] == .string("es-app"))
         // E03: raw 64-byte r||s signature.
         #expect(try Base64URL.decode(idToken.split(separator: ".")[2]).count == 64)
-        // The access token uses the application's algorithm too, and still validates at userinfo.
-        #expect(try verify(response.accessToken).header["alg"] == .string("ES256"))
+        // No audience: the access token is opaque, so the sign-in costs one signature.
+        #expect(response.accessToken.hasPrefix("at_"))
+        // An API's access token is signed with the API's algorithm (RS256 here), not the application's.
+        let apiCode = harness.code(client: Fixture.es256Web, challenge: nil, audience: "https://api.example.com")
+        let forAPI = try harness.redeem([("grant_type", "authorization_code"), ("code", apiCode), ("redirect_uri", Fixture.webCallback)],
+                                        authorization: harness.basic("es-app", Fixture.secret))
+        #expect(try verify(forAPI.accessToken).header["alg"] == .string("RS256"))
+        #expect(try verify(try #require(forAPI.idToken)).header["alg"] == .string("ES256"))
     }
 
     /// RFC 9068 access token.
@@ -74,7 +80,7 @@ struct TokenMintingTests {
         #expect(claims["exp"]?.integerValue == 1_800_000_000 + 86_400 && claims["iat"]?.integerValue == 1_800_000_000)
         #expect(claims["grant_id"] == .string(harness.grants.all.first?.grantID ?? "?"))
         let plain = try harness.redeem(harness.nativeBody(harness.code()))
-        #expect(try verify(plain.accessToken).claims["aud"] == .string("https://id.example.com/userinfo"))
+        #expect(try TestSigner.opaque.open(plain.accessToken).clientID == "native-app")
     }
 
     @Test func responseJSON() throws {
@@ -92,7 +98,7 @@ struct TokenMintingTests {
 
     @Test func signerFailureIsServerError() {
         let clock = FixedClock(Fixture.epoch)
-        let minter = TokenMinter(issuer: Fixture.issuer, signer: FailingSigner(), clock: clock)
+        let minter = TokenMinter(issuer: Fixture.issuer, signer: FailingSigner(), opaqueTokens: TestSigner.opaque, clock: clock)
         let grant = Grant(grantID: "g", clientID: "native-app", userID: "user-alice", sessionID: nil, scope: "openid", authTime: nil, createdAt: Fixture.epoch)
         let issuance = TokenIssuance(client: Fixture.native, user: Fixture.alice, grant: grant, scopes: ["openid"], audience: nil,
                                      nonce: nil, authTime: nil, sessionID: nil)
@@ -103,7 +109,7 @@ struct TokenMintingTests {
 @Suite("Access-token validation (userinfo)")
 struct AccessTokenValidationTests {
     func validate(_ token: String, _ harness: TokenHarness) throws(OAuthError) -> AccessTokenGrant {
-        try AccessTokenValidator.validate(bearer: token, keys: TestSigner.keys, issuer: Fixture.issuer, grants: harness.grants,
+        try AccessTokenValidator.validate(bearer: token, keys: TestSigner.keys, opaque: TestSigner.opaque, issuer: Fixture.issuer, grants: harness.grants,
                                           users: harness.users, clock: harness.clock)
     }
 
@@ -132,7 +138,7 @@ struct AccessTokenValidationTests {
     /// E07 rows.
     @Test func e07Rejections() throws {
         let harness = TokenHarness()
-        let response = try harness.redeem(harness.nativeBody(harness.code()))
+        let response = try harness.redeem(harness.nativeBody(harness.code(audience: "https://api.example.com")))
         expectInvalid("", harness)
         expectInvalid("garbage", harness)
         expectInvalid(try #require(response.idToken), harness)                      // ID token as bearer

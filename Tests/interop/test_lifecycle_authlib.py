@@ -103,6 +103,29 @@ def test_revocation_kills_the_family_and_its_access_tokens(gatehouse_tls, free_p
     assert client.revoke_token(deployment.url("oauth/revoke"), token=token["refresh_token"]).status_code == 200
 
 
+def test_revoking_the_opaque_access_token_revokes_its_grant(gatehouse_tls, free_port):
+    """No audience: the access token is opaque (`at_…`); revoking it does what revoking an access
+    token does (its grant, so the refresh token too), and the other node-independent checks hold."""
+    deployment = gatehouse_tls
+    app, user, redirect_uri = native_app(deployment, free_port)
+    client, token, _ = signed_in(deployment, app, user, redirect_uri)
+    assert token["access_token"].startswith("at_") and "." not in token["access_token"], token
+    assert token["token_type"] == "Bearer" and token["expires_in"] == 86400, token
+    refreshed = client.refresh_token(deployment.url("oauth/token"), refresh_token=token["refresh_token"])
+    assert refreshed["access_token"].startswith("at_") and refreshed["access_token"] != token["access_token"]
+    assert userinfo_status(deployment, refreshed["access_token"]) == 200
+
+    response = client.revoke_token(deployment.url("oauth/revoke"), token=token["access_token"],
+                                   token_type_hint="access_token")
+    assert response.status_code == 200 and response.content == b"", response.text
+    assert userinfo_status(deployment, token["access_token"]) == 401
+    assert userinfo_status(deployment, refreshed["access_token"]) == 401
+    dead = requests.post(deployment.url("oauth/token"), verify=deployment.verify, timeout=10,
+                         data={"grant_type": "refresh_token", "client_id": app["client_id"],
+                               "refresh_token": refreshed["refresh_token"]})
+    assert dead.status_code == 400 and dead.json() == INVALID_REFRESH, dead.text
+
+
 def test_introspection_for_a_confidential_client(gatehouse_tls):
     deployment = gatehouse_tls
     redirect_uri = "https://web.example.com/callback"

@@ -14,7 +14,7 @@ public struct AccessTokenGrant: Sendable, Equatable {
     public let grantID: String
 }
 
-/// Validates our JWT access tokens (RFC 9068 §4) for /userinfo; every failure is `invalid_token` (401).
+/// Validates our access tokens — opaque ones, and JWTs (RFC 9068 §4) — for /userinfo; every failure is `invalid_token` (401).
 public enum AccessTokenValidator {
     /// The token of an `Authorization` value whose scheme is `Bearer` in any letter case (RFC 9110 §11.1); nil otherwise.
     public static func bearerToken(fromAuthorization header: String?) -> String? {
@@ -25,36 +25,20 @@ public enum AccessTokenValidator {
         return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
     }
 
-    /// Signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
-    /// is refused), `iss`, the userinfo audience, `exp`, a live grant, an existing unblocked user.
-    public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String,
-                                grants: any GrantStore, users: any UserStore, clock: any Clock,
+    /// An opaque token (`at_…`): opened with our key, so sealed by us and unchanged. Otherwise a JWT:
+    /// signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
+    /// is refused), `iss`, the userinfo audience. Then for both: `exp`, a live grant, an existing
+    /// unblocked user.
+    public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, opaque: OpaqueAccessTokens,
+                                issuer: String, grants: any GrantStore, users: any UserStore, clock: any Clock,
                                 holders: (any GrantHolderReader)? = nil,
                                 audience required: String? = nil) throws(OAuthError) -> AccessTokenGrant {
-        let verified: VerifiedJWS
-        let claims: [String: JSONValue]
-        do {
-            verified = try JWS.verify(bearer, keys: keys)
-            claims = try verified.claims()
-        } catch {
-            throw invalid("signature or format invalid: \(error)")
-        }
-        guard let typ = verified.header["typ"]?.stringValue?.lowercased(), typ == "at+jwt" || typ == "application/at+jwt" else {
-            throw invalid("typ is not at+jwt")
-        }
-        guard claims["iss"]?.stringValue == issuer else { throw invalid("wrong issuer") }
-        let userinfo = required ?? issuer + DiscoveryDocument.Path.userinfo
-        let audience: [String] = switch claims["aud"] {
-        case .string(let value): [value]
-        case .array(let values): values.compactMap(\.stringValue)
-        default: []
-        }
-        guard audience.contains(userinfo) else { throw invalid("audience lacks \(userinfo)") }
-        guard let exp = claims["exp"]?.integerValue, Double(exp) > clock.now.timeIntervalSince1970 else {
-            throw invalid("expired or no exp")
-        }
-        guard let subject = claims["sub"]?.stringValue, let grantID = claims["grant_id"]?.stringValue,
-              let clientID = claims["client_id"]?.stringValue else { throw invalid("missing sub, grant_id or client_id") }
+        // An opaque token is only ever for /userinfo; an API (the Management path) needs its JWT.
+        if required != nil, OpaqueAccessTokens.looksOpaque(bearer) { throw invalid("an opaque token presented for an API") }
+        let presented = try OpaqueAccessTokens.looksOpaque(bearer)
+            ? opened(bearer, opaque: opaque) : verified(bearer, keys: keys, issuer: issuer, audience: required)
+        guard Double(presented.expiresAt) > clock.now.timeIntervalSince1970 else { throw invalid("expired") }
+        let (subject, grantID, clientID) = (presented.userID, presented.grantID, presented.clientID)
         let grant: Grant?
         let user: User?
         do {
@@ -71,10 +55,52 @@ public enum AccessTokenValidator {
             throw invalid("grant \(grantID) unknown or revoked")
         }
         guard let user, !user.blocked else { throw invalid("user \(subject) missing or blocked") }
-        let scopes = AuthorizationRequest.canonicalScopes(claims["scope"]?.stringValue ?? "")
+        let scopes = AuthorizationRequest.canonicalScopes(presented.scope)
         var result = AccessTokenGrant(user: user, scopes: scopes, clientID: clientID, grantID: grantID)
-        result.grantedScopes = ScopeList.tokens(claims["scope"]?.stringValue ?? "")
+        result.grantedScopes = ScopeList.tokens(presented.scope)
         return result
+    }
+
+    /// What either kind of token says, once its integrity is established.
+    struct Presented {
+        let userID: String
+        let grantID: String
+        let clientID: String
+        let scope: String
+        let expiresAt: Int64
+    }
+
+    static func opened(_ bearer: String, opaque: OpaqueAccessTokens) throws(OAuthError) -> Presented {
+        let payload: OpaqueAccessTokenPayload
+        do {
+            payload = try opaque.open(bearer)
+        } catch {
+            throw invalid("opaque token refused: \(error)")
+        }
+        return Presented(userID: payload.userID, grantID: payload.grantID, clientID: payload.clientID,
+                         scope: payload.scope, expiresAt: payload.expiresAt)
+    }
+
+    static func verified(_ bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String,
+                         audience required: String? = nil) throws(OAuthError) -> Presented {
+        let verified: VerifiedJWS
+        let claims: [String: JSONValue]
+        do {
+            verified = try JWS.verify(bearer, keys: keys)
+            claims = try verified.claims()
+        } catch {
+            throw invalid("signature or format invalid: \(error)")
+        }
+        guard let typ = verified.header["typ"]?.stringValue?.lowercased(), typ == "at+jwt" || typ == "application/at+jwt" else {
+            throw invalid("typ is not at+jwt")
+        }
+        guard claims["iss"]?.stringValue == issuer else { throw invalid("wrong issuer") }
+        let userinfo = required ?? issuer + DiscoveryDocument.Path.userinfo
+        guard TokenInspection.audience(claims).contains(userinfo) else { throw invalid("audience lacks \(userinfo)") }
+        guard let exp = claims["exp"]?.integerValue else { throw invalid("expired or no exp") }
+        guard let subject = claims["sub"]?.stringValue, let grantID = claims["grant_id"]?.stringValue,
+              let clientID = claims["client_id"]?.stringValue else { throw invalid("missing sub, grant_id or client_id") }
+        return Presented(userID: subject, grantID: grantID, clientID: clientID, scope: claims["scope"]?.stringValue ?? "", expiresAt: exp)
     }
 
     private static func invalid(_ detail: String) -> OAuthError {

@@ -30,10 +30,11 @@ public struct TokenIntrospector: Sendable {
     public let apis: any APIStore
     public let lookup: any LifecycleLookup
     public let keys: Authorizer.KeyLookup
+    public let opaqueTokens: OpaqueAccessTokens
     public let clock: any Clock
 
     public init(issuer: String, clients: any ClientStore, grants: any GrantStore, users: any UserStore, apis: any APIStore,
-                lookup: any LifecycleLookup, keys: @escaping Authorizer.KeyLookup, clock: any Clock) {
+                lookup: any LifecycleLookup, keys: @escaping Authorizer.KeyLookup, opaqueTokens: OpaqueAccessTokens, clock: any Clock) {
         self.issuer = issuer
         self.clients = clients
         self.grants = grants
@@ -41,6 +42,7 @@ public struct TokenIntrospector: Sendable {
         self.apis = apis
         self.lookup = lookup
         self.keys = keys
+        self.opaqueTokens = opaqueTokens
         self.clock = clock
     }
 
@@ -56,7 +58,7 @@ public struct TokenIntrospector: Sendable {
         }
         guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
         do {
-            switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, issuer: issuer) {
+            switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer) {
             case .unknown:
                 return .inactive
             case .refresh(let snapshot):

@@ -14,7 +14,7 @@ public enum RevocationResult: Sendable, Equatable {
 /// 1. Client authentication as at the token endpoint (`ClientAuthenticator`): public clients by
 ///    `client_id` alone, confidential ones with their secret. Failure → `invalid_client` (401).
 /// 2. `token` is required (`invalid_request`); `token_type_hint` is accepted and not needed.
-/// 3. A refresh token (found by hash) or one of our access tokens (signature verified, `grant_id`)
+/// 3. A refresh token (found by hash) or one of our access tokens (opaque and opened, or a JWT with its signature verified; `grant_id`)
 ///    revokes its grant — the whole family. A token of another client changes nothing and answers
 ///    the same as an unknown one, so the endpoint is no oracle for other clients' tokens.
 public struct TokenRevoker: Sendable {
@@ -23,15 +23,17 @@ public struct TokenRevoker: Sendable {
     public let grants: any GrantStore
     public let lookup: any LifecycleLookup
     public let keys: Authorizer.KeyLookup
+    public let opaqueTokens: OpaqueAccessTokens
     public let clock: any Clock
 
     public init(issuer: String, clients: any ClientStore, grants: any GrantStore, lookup: any LifecycleLookup,
-                keys: @escaping Authorizer.KeyLookup, clock: any Clock) {
+                keys: @escaping Authorizer.KeyLookup, opaqueTokens: OpaqueAccessTokens, clock: any Clock) {
         self.issuer = issuer
         self.clients = clients
         self.grants = grants
         self.lookup = lookup
         self.keys = keys
+        self.opaqueTokens = opaqueTokens
         self.clock = clock
     }
 
@@ -40,7 +42,7 @@ public struct TokenRevoker: Sendable {
         guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
         let grantID: String
         let kind: TokenKind
-        switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, issuer: issuer) {
+        switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer) {
         case .unknown(let reason):
             return .ignored(reason)
         case .refresh(let snapshot):

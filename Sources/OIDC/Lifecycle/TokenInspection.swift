@@ -12,7 +12,8 @@ public enum TokenKind: String, Sendable, Equatable {
 /// Recognises a token we issued, without deciding whether the caller may act on it.
 ///
 /// Token type hints are not needed: a refresh token is found by its SHA-256 in `refresh_tokens`
-/// (opaque, random), anything shaped like a JWS is verified as one of our access tokens
+/// (opaque, random), an `at_…` value that opens under our key is an opaque access token
+/// (`OpaqueAccessTokens`), anything shaped like a JWS is verified as one of our access tokens
 /// (signature with our keys — the algorithm decided by our key, so `alg: none` or a foreign key
 /// never verifies — `typ` `at+jwt` and our `iss`). Expiry and revocation are the callers' business.
 enum TokenInspection {
@@ -24,9 +25,13 @@ enum TokenInspection {
         case unknown(String)
     }
 
-    static func inspect(_ token: String, lookup: any LifecycleLookup, keys: Authorizer.KeyLookup,
+    static func inspect(_ token: String, lookup: any LifecycleLookup, keys: Authorizer.KeyLookup, opaque: OpaqueAccessTokens,
                         issuer: String) throws(OAuthError) -> Found {
         guard !token.isEmpty, token.utf8.count <= JWS.maximumLength else { return .unknown("empty or oversized token") }
+        // A random refresh token may begin with `at_` too: one that does not open is looked up as one.
+        if OpaqueAccessTokens.looksOpaque(token), let payload = try? opaque.open(token) {
+            return .access(claims: claims(of: payload, issuer: issuer), grantID: payload.grantID, clientID: payload.clientID)
+        }
         let snapshot: RefreshToken?
         do {
             snapshot = try lookup.refreshToken(hash: SecretDigest.hash(token))
@@ -51,6 +56,14 @@ enum TokenInspection {
             return .unknown("no grant_id or client_id")
         }
         return .access(claims: claims, grantID: grantID, clientID: clientID)
+    }
+
+    /// An opaque token's contents in the claims a JWT access token would carry (no `jti`): its
+    /// audience is the userinfo URL, the only place it is good for.
+    static func claims(of payload: OpaqueAccessTokenPayload, issuer: String) -> [String: JSONValue] {
+        ["iss": .string(issuer), "sub": .string(payload.userID), "aud": .string(issuer + DiscoveryDocument.Path.userinfo),
+         "client_id": .string(payload.clientID), "scope": .string(payload.scope), "iat": .integer(payload.issuedAt),
+         "exp": .integer(payload.expiresAt), "grant_id": .string(payload.grantID)]
     }
 
     /// The `aud` claim as a list.

@@ -19,6 +19,8 @@ struct ScopeDecision: Sendable, Equatable {
     var audience: String?
     /// The API and its client grant, for `client_credentials`.
     var machine: MachineIssuance?
+    /// The signing algorithm of the API a user grant's audience names.
+    var apiSigningAlgorithm: String?
 }
 
 extension TokenEndpoint {
@@ -27,12 +29,13 @@ extension TokenEndpoint {
         switch rule {
         case .user(let scope, let audience):
             let api = try AudienceRule.resolve(audience, apis: apis, issuer: issuer)
-            return ScopeDecision(scopes: ScopeList.granted(scope, api: api), audience: audience)
+            return ScopeDecision(scopes: ScopeList.granted(scope, api: api), audience: audience, apiSigningAlgorithm: api?.signingAlgorithm)
         case .refresh(let requestedScope, let requestedAudience, let family):
             let scope = try narrowedScopes(requestedScope, granted: family.scope)
             try checkAudience(requestedAudience, grant: family)
             let api = try AudienceRule.resolve(family.audience, apis: apis, issuer: issuer)
-            return ScopeDecision(scopes: ScopeList.granted(scope, api: api), audience: family.audience)
+            return ScopeDecision(scopes: ScopeList.granted(scope, api: api), audience: family.audience,
+                                 apiSigningAlgorithm: api?.signingAlgorithm)
         case .clientCredentials(let requestedScope, let audience, let clientID):
             guard let apis else { throw OAuthError(.serverError, "internal error", detail: "no API store configured") }
             let (api, clientGrant) = try Self.resolveAPI(audience: audience, clientID: clientID, apis: apis)

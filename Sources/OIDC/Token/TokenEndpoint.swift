@@ -17,6 +17,8 @@ public struct TokenIssuance: Sendable, Equatable {
     public let refreshToken: String?
     /// Set by the client_credentials grant: minting takes `TokenMinter.machineResponse` (ClientCredentialsGrant.swift).
     public var machine: MachineIssuance? = nil
+    /// The signing algorithm of the API the audience names; its JWT access token is signed with it.
+    public var apiSigningAlgorithm: String? = nil
 
     public init(client: Client, user: User, grant: Grant, scopes: [String], audience: String?, nonce: String?,
                 authTime: Date?, sessionID: String?, refreshToken: String? = nil) {
@@ -113,7 +115,8 @@ public struct TokenEndpoint: Sendable {
         let handler = try dispatch(request, client: client)
         let draft = try handler(self, request, client, &context)
         let decision = try decideScope(draft.rule)
-        let issuance = try draft.finish(decision)
+        var issuance = try draft.finish(decision)
+        issuance.apiSigningAlgorithm = decision.apiSigningAlgorithm
         context.events += draft.reportedOnSuccess
         return try minter.response(for: issuance)
     }

@@ -38,16 +38,19 @@ public struct TokenResponse: Sendable, Equatable {
     }
 }
 
-/// Mints ID tokens (OIDC Core §2, Auth0.swift's validator rules) and JWT access tokens (RFC 9068).
+/// Mints ID tokens (OIDC Core §2, Auth0.swift's validator rules), JWT access tokens for an API
+/// (RFC 9068) and opaque access tokens for `/userinfo` alone (`OpaqueAccessTokens`).
 public struct TokenMinter: Sendable {
     public let issuer: String
     public let signer: any TokenSigner
+    public let opaqueTokens: OpaqueAccessTokens
     public let clock: any Clock
 
     /// - Parameter issuer: exactly the configured issuer, with its trailing slash.
-    public init(issuer: String, signer: any TokenSigner, clock: any Clock) {
+    public init(issuer: String, signer: any TokenSigner, opaqueTokens: OpaqueAccessTokens, clock: any Clock) {
         self.issuer = issuer
         self.signer = signer
+        self.opaqueTokens = opaqueTokens
         self.clock = clock
     }
 
@@ -106,10 +109,32 @@ public struct TokenMinter: Sendable {
         ]
     }
 
-    /// Signed with the application's algorithm, like its ID tokens: an ES256 application's
-    /// sign-in and refresh then need no RSA signature at all (our validator accepts any of our keys).
+    /// Whether the access token is only good for `/userinfo` (no audience, or the userinfo URL itself):
+    /// then it is opaque, as Auth0 issues it, and a refresh costs one signature (the ID token's).
+    public func isUserinfoOnly(_ issuance: TokenIssuance) -> Bool {
+        guard let audience = issuance.audience else { return true }
+        return TokenInspection.same(audience, userinfoAudience)
+    }
+
+    /// The opaque token's contents: what `/userinfo` checks, and introspection reports.
+    public func opaquePayload(for issuance: TokenIssuance, now: Date) -> OpaqueAccessTokenPayload {
+        let iat = Self.seconds(now)
+        return OpaqueAccessTokenPayload(grantID: issuance.grant.grantID, userID: issuance.user.userID,
+                                        clientID: issuance.client.clientID, scope: issuance.scopes.joined(separator: " "),
+                                        issuedAt: iat, expiresAt: iat + Int64(issuance.client.accessTokenLifetime))
+    }
+
+    /// Opaque when only good for `/userinfo`; otherwise an RFC 9068 JWT signed with the API's
+    /// algorithm (its resource server verifies it), or the application's when no API was resolved.
     public func accessToken(for issuance: TokenIssuance, now: Date) throws(OAuthError) -> String {
-        let algorithm = SigningKey.Algorithm(rawValue: issuance.client.idTokenAlgorithm) ?? .rs256
+        if isUserinfoOnly(issuance) {
+            do {
+                return try opaqueTokens.seal(opaquePayload(for: issuance, now: now))
+            } catch {
+                throw OAuthError(.serverError, "internal error", detail: "sealing the access token failed: \(error)")
+            }
+        }
+        let algorithm = SigningKey.Algorithm(rawValue: issuance.apiSigningAlgorithm ?? issuance.client.idTokenAlgorithm) ?? .rs256
         return try sign(accessTokenClaims(for: issuance, now: now), algorithm: algorithm, typ: "at+jwt")
     }
 

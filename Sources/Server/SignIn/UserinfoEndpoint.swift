@@ -7,6 +7,7 @@ import OIDC
 struct UserinfoEndpoint: Sendable {
     let services: Services
     let keyRing: KeyRing
+    let opaqueTokens: OpaqueAccessTokens
     let grants: any GrantStore
     let users: any UserStore
     let holders: any GrantHolderReader
@@ -22,7 +23,7 @@ struct UserinfoEndpoint: Sendable {
                                    services: services, challenge: .bearer, tokenPresented: false)
         }
         do throws(OAuthError) {
-            let grant = try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey,
+            let grant = try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaqueTokens,
                                                           issuer: services.issuer.url, grants: grants, users: users,
                                                           clock: services.clock, holders: holders)
             // The application decides the form of updated_at; its cached row costs one counter read.
