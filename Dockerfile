@@ -34,7 +34,7 @@ RUN scripts/build \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl3 libsqlite3-0 zlib1g libcrypt1 libcurl4 ca-certificates curl \
+      libssl3 libsqlite3-0 zlib1g libcrypt1 libcurl4 ca-certificates curl john-data \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system gatehouse \
  && useradd --system --gid gatehouse --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \

@@ -70,7 +70,10 @@ def field(driver, name: str):
 
 
 def press(driver, action: str) -> None:
+    """Clicks the button and waits for the next page to replace this one."""
+    page = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.CSS_SELECTOR, f"button[name=action][value={action}]").click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
 
 
 def open_authorize(driver, deployment, app, callback, **extra) -> tuple[dict, str]:
@@ -124,7 +127,7 @@ def test_signup_verify_reset_and_passwordless_in_a_phone_browser(deployment, mai
             shoot(driver, "verify-email-en")
             message = mailbox.wait_for(email)
             assert "Notes" in str(message["Subject"]) or "Notes" in message.get_body(preferencelist=("plain",)).get_content()
-            type_like_a_person(code_input, code_in(message))
+            type_like_a_person(field(driver, "code"), code_in(message))
             press(driver, "verify_email")
             tokens = redeem(deployment, app, callback, landed(driver, callback, params), verifier)
             old_refresh = tokens["refresh_token"]
@@ -139,7 +142,7 @@ def test_signup_verify_reset_and_passwordless_in_a_phone_browser(deployment, mai
             press(driver, "reset_request")
             code_input = field(driver, "code")
             shoot(driver, "reset-password-en")
-            type_like_a_person(code_input, code_in(mailbox.wait_for(email, count=2)))
+            type_like_a_person(field(driver, "code"), code_in(mailbox.wait_for(email, count=2)))
             type_like_a_person(field(driver, "password"), "N3w-Tr0ubadour!")
             press(driver, "reset_password")
             redeem(deployment, app, callback, landed(driver, callback, params), verifier)
@@ -159,7 +162,7 @@ def test_signup_verify_reset_and_passwordless_in_a_phone_browser(deployment, mai
             press(driver, "passwordless_start")
             code_input = field(driver, "code")
             shoot(driver, "passwordless-code-ja")
-            type_like_a_person(code_input, code_in(mailbox.wait_for(email, count=3)))
+            type_like_a_person(field(driver, "code"), code_in(mailbox.wait_for(email, count=3)))
             press(driver, "passwordless_verify")
             redeem(deployment, app, callback, landed(driver, callback, params), verifier)
 
@@ -169,7 +172,7 @@ def test_signup_verify_reset_and_passwordless_in_a_phone_browser(deployment, mai
             field(driver, "password")
             shoot(driver, "signup-ja")
     except WebDriverException as failure:
-        raise AssertionError(f"browser failed: {failure.msg}\n{deployment.diagnostics()}") from None
+        raise AssertionError(f"browser failed: {failure.msg}\n{deployment.diagnostics()}") from failure
     finally:
         driver.quit()
 
