@@ -24,7 +24,11 @@ import TestSupport
                 VALUES (?, 'Layout', 'native', 'none', 'authorization_code refresh_token', 1800000000, 1800000000)
                 """, [.text(client.clientID)])
         }
-        try SQLiteUserStore(store: old).create(user)
+        _ = try old.database.write { connection in
+            try connection.run(
+                "INSERT INTO users (user_id, email, email_key, created_at, updated_at) VALUES (?1, ?2, lower(?2), 1800000000, 1800000000)",
+                [.text(user.userID), .text(user.email)])
+        }
         for grantID in ["grant-a", "grant-b"] {
             try SQLiteGrantStore(store: old).create(Grant(grantID: grantID, clientID: client.clientID, userID: user.userID,
                                                           sessionID: nil, scope: "openid offline_access",
