@@ -77,7 +77,7 @@ def test_wrong_password_shows_the_form_again_with_an_alert(setup):
     assert "Location" not in response.headers
     parsed = parse_page(response.text)
     assert parsed.errors == ["Wrong email or password."], parsed.errors
-    assert '<p class="error" role="alert">Wrong email or password.</p>' in response.text
+    assert '<p class="error field-error" id="password-error" role="alert">Wrong email or password.</p>' in response.text
     login_form(response.text, deployment.issuer)  # the form is offered again
     assert "gatehouse_session" not in browser.cookies
     logs = deployment.idp.logs()  # every stderr line is JSON
