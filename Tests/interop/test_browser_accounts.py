@@ -207,3 +207,42 @@ def test_a_mail_outage_loses_nothing_across_a_restart(bin_dir, tmp_path):
                 assert tokens.status_code == 200, tokens.text
     finally:
         assert restarted.stop() == 0
+
+
+@pytest.mark.signin
+def test_the_emailed_links_work_in_another_browser(deployment, mailbox, tmp_path):
+    """A reset started by the SDK (no page yet) is finished from the email's link in a browser that
+    never saw the sign-in: no cookie needed, once."""
+    driver = chromium(tmp_path)
+    email = unique_email("link")
+    try:
+        with CallbackServer() as callback:
+            app = make_app(deployment, callback)
+            deployment.admin.create_user(email, "Tr0ubadour-horse")
+            sent = deployment.post("dbconnections/change_password",
+                                   json={"email": email, "connection": "Username-Password-Authentication", "client_id": app["client_id"]})
+            assert sent.status_code == 200, sent.text
+            text = mailbox.wait_for(email).get_body(preferencelist=("plain",)).get_content()
+            link = next(word for word in text.split() if "reset-password?ticket=" in word)
+            driver.get(link)
+            password = WebDriverWait(driver, 15).until(expected_conditions.element_to_be_clickable((By.ID, "password")))
+            shoot(driver, "reset-link-en")
+            type_like_a_person(password, "Link-Reset-2026")
+            page = driver.find_element(By.TAG_NAME, "html")
+            driver.find_element(By.CSS_SELECTOR, "button.button.primary").click()
+            WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+            assert "Password changed" in driver.find_element(By.TAG_NAME, "h1").text
+            shoot(driver, "reset-link-done-en")
+            driver.get(link)
+            assert "expired" in driver.find_element(By.TAG_NAME, "h1").text
+            shoot(driver, "link-expired-en")
+            # The new password signs in on the ordinary login page.
+            params, _ = open_authorize(driver, deployment, app, callback)
+            type_like_a_person(field(driver, "email"), email)
+            type_like_a_person(field(driver, "password"), "Link-Reset-2026")
+            press(driver, "login")
+            landed(driver, callback, params)
+    except WebDriverException as failure:
+        raise AssertionError(f"browser failed: {failure.msg}\n{deployment.diagnostics()}") from failure
+    finally:
+        driver.quit()
