@@ -39,7 +39,7 @@ enum LoginPage {
         body += view.links()
         let html = PageLayout.document(title: view.documentTitle, issuer: issuer, body: body, language: t.tag)
         let formAction = WebOrigin.cspSource(forAction: screen.redirectURI).map { [$0] } ?? []
-        return PageLayout.response(html, status: status, formAction: formAction)
+        return PageLayout.response(html, status: status, formAction: formAction, keepsOpener: screen.responseMode == .webMessage)
     }
 }
 

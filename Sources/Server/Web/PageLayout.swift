@@ -27,9 +27,12 @@ enum PageLayout {
     }
 
     /// A page response with the security headers applied.
-    static func response(_ html: String, status: Int, formAction: [String] = []) -> HTTPResponse {
+    /// An embeddable page also keeps its opener (it answers the window that opened or framed it).
+    static func response(_ html: String, status: Int, formAction: [String] = [], framing: SecurityHeaders.Framing = .denied,
+                         keepsOpener: Bool = false) -> HTTPResponse {
         var response = HTTPResponse(status: status, body: Array(html.utf8))
-        SecurityHeaders.apply(to: &response, formAction: formAction)
+        let opener = keepsOpener || framing != .denied
+        SecurityHeaders.apply(to: &response, formAction: formAction, framing: framing, keepsOpener: opener)
         return response
     }
 

@@ -2,27 +2,45 @@ import HTTP
 
 /// Headers every HTML page carries (negative tests H01–H03), and the no-store pair for JSON answers.
 enum SecurityHeaders {
-    /// The Content-Security-Policy for a page; `formAction` adds CSP source expressions to `form-action`.
+    /// Who may frame a page: nobody (every page but one), or exactly the listed origins (the
+    /// `web_message` page, framed by the app for silent sign-in).
+    enum Framing: Equatable, Sendable {
+        case denied
+        case embeddable(by: [String])
+    }
+
+    /// The Content-Security-Policy for a page; `formAction` adds CSP source expressions to `form-action`,
+    /// an embeddable page lists its origins in `frame-ancestors` (`'none'` if none of them is safe).
     ///
     /// Sources that could break out of the directive (spaces, quotes, `;`, `,`) are dropped, never inserted.
-    static func contentSecurityPolicy(formAction: [String] = []) -> String {
+    static func contentSecurityPolicy(formAction: [String] = [], framing: Framing = .denied) -> String {
         var formSources = ["'self'"]
         for source in formAction where isSafeSource(source) && !formSources.contains(source) {
             formSources.append(source)
         }
+        var ancestors: [String] = []
+        if case .embeddable(let origins) = framing {
+            for origin in origins where isSafeSource(origin) && !ancestors.contains(origin) { ancestors.append(origin) }
+        }
         return "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
-            + "form-action \(formSources.joined(separator: " ")); frame-ancestors 'none'; base-uri 'none'"
+            + "form-action \(formSources.joined(separator: " ")); "
+            + "frame-ancestors \(ancestors.isEmpty ? "'none'" : ancestors.joined(separator: " ")); base-uri 'none'"
     }
 
     /// Sets the browser hardening headers and the HTML content type on `response`.
-    static func apply(to response: inout HTTPResponse, formAction: [String] = []) {
+    ///
+    /// - Parameter keepsOpener: the page runs in a popup that must still reach the app that opened it
+    ///   (`web_message`), so it sends no `Cross-Origin-Opener-Policy: same-origin`, which would cut
+    ///   the popup off from a cross-origin opener.
+    static func apply(to response: inout HTTPResponse, formAction: [String] = [], framing: Framing = .denied, keepsOpener: Bool = false) {
         response.headers.set("Content-Type", "text/html; charset=utf-8")
-        response.headers.set("Content-Security-Policy", contentSecurityPolicy(formAction: formAction))
-        response.headers.set("X-Frame-Options", "DENY")
+        response.headers.set("Content-Security-Policy", contentSecurityPolicy(formAction: formAction, framing: framing))
+        // X-Frame-Options has no way to name an origin; an embeddable page relies on frame-ancestors alone.
+        if framing == .denied { response.headers.set("X-Frame-Options", "DENY") }
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
         response.headers.set("Cache-Control", "no-store")
-        response.headers.set("Cross-Origin-Opener-Policy", "same-origin")
+        response.headers.set("Cross-Origin-Opener-Policy", keepsOpener ? "unsafe-none" : "same-origin")
     }
 
     /// For token, userinfo and other JSON answers that carry secrets (RFC 6749 §5.1).
