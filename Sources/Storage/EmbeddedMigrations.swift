@@ -375,5 +375,18 @@ CREATE TABLE deleted_user_refresh_tokens (
 """#,
             checksum: "50545dbcc1dd44a05864ed12caff1b504cbdacb4c5298e6fafa6735a3a17e80e"
         ),
+        Migration(
+            version: 9,
+            name: "application_branding",
+            sql: ##"""
+-- 0009_application_branding: an application's login-page logo (an https URL) and accent colour
+-- (lower-case #rrggbb; the page picks white or black text for WCAG AA contrast, Model/BrandColor).
+ALTER TABLE clients ADD COLUMN logo_url TEXT;
+ALTER TABLE clients ADD COLUMN accent_color TEXT
+    CHECK (accent_color IS NULL OR (length(accent_color) = 7 AND accent_color GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'));
+
+"""##,
+            checksum: "377261f89b9fa85a5845d9ec0feee0db1d40a8a600fc82f7538964f424644d9c"
+        ),
     ]
 }

@@ -145,6 +145,8 @@ public struct SignInFlow: Sendable {
         if request.screenHint == "signup" && screen.offers.signup { screen.view = .signup }
         screen.locales = LocalePreference.ordered(uiLocales: request.uiLocales, acceptLanguage: context.acceptLanguage)
         screen.responseMode = request.responseMode
+        screen.logoURL = client.logoURL
+        screen.accentColor = client.accentColor
         return screen
     }
 
@@ -195,6 +197,8 @@ public struct SignInFlow: Sendable {
             screen.offers = offers
             screen.locales = locales
             screen.responseMode = request.responseMode
+            screen.logoURL = client.logoURL
+            screen.accentColor = client.accentColor
             return screen
         }
         if let view = Self.navigation(action, offers: offers) {

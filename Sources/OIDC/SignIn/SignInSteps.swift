@@ -56,6 +56,9 @@ public struct LoginScreen: Sendable, Equatable {
     public var errorField: String?
     /// The page's language preferences, best first (`ui_locales`, then `Accept-Language`).
     public var locales: [String] = []
+    /// The application's branding (`Client.logoURL`, `Client.accentColor`), shown on the page.
+    public var logoURL: String?
+    public var accentColor: String?
     /// How the answer goes back: a `web_message` sign-in runs in a popup that must keep its opener.
     public var responseMode: AuthorizationRequest.ResponseMode = .query
 

@@ -124,6 +124,11 @@ form_post.document_title = Continuing
 form_post.hint = If nothing happens, press Continue.
 web_message.title = Returning to the app
 web_message.hint = If this window stays open, you can close it.
+# The page at https://{host}/ios/{bundle}/callback when the app did not open by itself.
+app_return.title = Return to {app}
+app_return.message = {app} should have opened by itself to finish. If it did not, open it with the button below.
+app_return.button = Open {app}
+app_return.not_installed = If {app} is not installed on this device, install it, then sign in again from the app.
 """##,
         "ja": ##"""
 # Gatehouse のページの文言（日本語）。
@@ -246,6 +251,11 @@ form_post.document_title = 処理を続けています
 form_post.hint = 画面が切り替わらない場合は「続ける」を押してください。
 web_message.title = アプリに戻ります
 web_message.hint = このウィンドウが開いたままの場合は、閉じてかまいません。
+# https://{host}/ios/{bundle}/callback で、アプリが自動で開かなかったときのページ。
+app_return.title = {app} に戻る
+app_return.message = 処理を完了するために {app} が自動で開くはずでした。開かなかった場合は、下のボタンで開いてください。
+app_return.button = {app} を開く
+app_return.not_installed = この端末に {app} がインストールされていない場合は、インストールしてから、アプリでもう一度ログインしてください。
 """##,
     ]
 }
