@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "KeyManagementTests", dependencies: ["KeyManagement", "TestSupport"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "HTTP", "Mail", "TestSupport"]),
         .testTarget(name: "AdminTests", dependencies: ["Admin", "OIDC", "TestSupport"]),
-        .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "Model", "Settings", "TestSupport"]),
+        .testTarget(name: "WebTests", dependencies: ["Server", "HTTP", "OIDC", "Model", "Settings", "TestSupport"]),
         .testTarget(name: "OIDCTests", dependencies: ["OIDC", "Model", "JOSE", "Crypto", "Storage", "TestSupport"]),
         .testTarget(name: "ProductionTests", dependencies: ["Server", "HTTP", "Settings", "Logging", "TestSupport"]),
     ],

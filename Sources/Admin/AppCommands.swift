@@ -14,9 +14,10 @@ enum AppCommands {
         "--access-token-lifetime", "--id-token-lifetime", "--refresh-absolute-lifetime", "--refresh-idle-lifetime",
         "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--signup", "--require-email-verification",
         "--apple-team-id", "--bundle-id", "--android-package", "--android-sha256", "--updated-at-format",
+        "--logo-url", "--accent-color",
     ]
 
-    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--updated-at-format iso|number] [--json]"
+    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--updated-at-format iso|number] [--logo-url URL] [--accent-color '#RRGGBB'] [--json]"
 
     static let settingsDetails = """
         Settings (create and update):
@@ -42,8 +43,12 @@ enum AppCommands {
           --require-email-verification on|off  a new address must be confirmed with an emailed code first, default off.
           --apple-team-id ID, --bundle-id ID   for apple-app-site-association (10 upper-case letters/digits).
           --android-package NAME, --android-sha256 FP,…   for assetlinks.json (SHA-256 fingerprints AA:BB:…, 32 bytes).
+          --logo-url URL                       login-page logo: an https image URL (http only for loopback hosts),
+                                               shown above the app's name; give it empty on update to remove it.
+          --accent-color '#RRGGBB'             login-page button colour; its text is white when that reaches WCAG AA
+                                               contrast (4.5:1), else black (a warning says so). Empty on update removes it.
         Warnings (the change is still made): a name or bundle id another application already has, a native or SPA
-        application without a callback, a native application signing ID tokens with ES256, a dotless custom scheme.
+        application without a callback, a native application signing ID tokens with ES256, a dotless custom scheme, an accent colour that needs black text.
         """
 
     static let create = Command(
@@ -221,6 +226,8 @@ enum AppCommands {
         if let value = client.appleTeamID { object["apple_team_id"] = value }
         if let value = client.bundleID { object["bundle_id"] = value }
         if let value = client.androidPackage { object["android_package"] = value }
+        if let value = client.logoURL { object["logo_url"] = value }
+        if let value = client.accentColor { object["accent_color"] = value }
         return object
     }
 
@@ -349,6 +356,23 @@ enum AppSettings {
             }
         }
 
+        if let value = given("--logo-url") {
+            client.logoURL = try optionalValue(value, "--logo-url", creating: creating).map { url throws in try logoURL(url) }
+        }
+        if let value = given("--accent-color") {
+            client.accentColor = try optionalValue(value, "--accent-color", creating: creating).map { text throws in
+                guard let color = BrandColor(text) else {
+                    throw AdminError.usage("--accent-color \(text): expected a colour as #RRGGBB, e.g. #0b57d0")
+                }
+                if !color.readsWithWhiteText {
+                    let ratio = (color.contrast(with: BrandColor("#ffffff")!) * 100).rounded() / 100
+                    warnings.append("--accent-color \(color.hex): white text on it has a contrast of \(ratio):1, under WCAG AA's 4.5:1, "
+                                    + "so the login page writes its button text in black")
+                }
+                return color.hex
+            }
+        }
+
         if client.refreshIdleLifetime > client.refreshAbsoluteLifetime {
             throw AdminError.failed("--refresh-idle-lifetime \(client.refreshIdleLifetime) is longer than --refresh-absolute-lifetime \(client.refreshAbsoluteLifetime)")
         }
@@ -451,6 +475,23 @@ enum AppSettings {
             return nil
         }
         return trimmed
+    }
+
+    /// A logo the login page can load: an absolute https URL (http only on a loopback host, for
+    /// development), no credentials, no fragment, at most 2048 bytes. The page allows its origin in `img-src`.
+    static func logoURL(_ url: String) throws -> String {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        guard url.utf8.count <= 2048, !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }),
+              let origin = WebOrigin.normalize(url, allowPath: true) else {
+            throw AdminError.failed("--logo-url \(url): expected an absolute https URL of an image (no spaces, credentials or fragment)")
+        }
+        let authority = origin.split(separator: "/").last ?? ""
+        let host = authority.hasPrefix("[") ? authority.prefix { $0 != "]" } + "]" : authority.prefix { $0 != ":" }
+        let loopback = host == "127.0.0.1" || host == "localhost" || host == "[::1]"
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw AdminError.failed("--logo-url \(url): use https (plain http only for loopback hosts)")
+        }
+        return url
     }
 
     /// A comma-separated flag value, trimmed, without empty items.

@@ -61,6 +61,10 @@ public struct Client: Sendable, Equatable {
     public var updatedAt: Date
     /// How the `updated_at` claim is written in this app's ID tokens and /userinfo.
     public var updatedAtFormat: UpdatedAtFormat
+    /// Login-page branding (Auth0 Universal Login's logo and primary colour): an https image URL.
+    public var logoURL: String?
+    /// Login-page branding: the primary button's colour (`BrandColor`, `#rrggbb`).
+    public var accentColor: String?
 
     /// `iso` is what Auth0 sends (an ISO 8601 string, which Auth0.swift reads); `number` is OpenID
     /// Connect Core §5.1's seconds since 1970, which strict OpenID libraries require.
@@ -78,7 +82,7 @@ public struct Client: Sendable, Equatable {
                 callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
                 appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
                 signupEnabled: Bool = false, requireEmailVerification: Bool = false, createdAt: Date, updatedAt: Date? = nil,
-                updatedAtFormat: UpdatedAtFormat = .iso) {
+                updatedAtFormat: UpdatedAtFormat = .iso, logoURL: String? = nil, accentColor: String? = nil) {
         self.clientID = clientID
         self.name = name
         self.type = type
@@ -105,6 +109,8 @@ public struct Client: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
         self.updatedAtFormat = updatedAtFormat
+        self.logoURL = logoURL
+        self.accentColor = accentColor
     }
 
     /// Auth0's defaults by type: public clients authenticate with nothing, confidential ones with a secret.

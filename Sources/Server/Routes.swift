@@ -48,6 +48,10 @@ struct Routes {
         let association = AppAssociationHandler(services: services)
         router.add("GET", ".well-known/apple-app-site-association", execution: .worker, association.apple)
         router.add("GET", ".well-known/assetlinks.json", execution: .worker, association.android)
+        // The universal-link / App Link callbacks those files name, when the browser got them instead of the app.
+        let appReturn = AppReturnEndpoint(services: services)
+        router.add("GET", under: "ios/", execution: .worker, appReturn.handle)
+        router.add("GET", under: "android/", execution: .worker, appReturn.handle)
     }
 
     /// Sign-in: /authorize, the login form, the continuation, the token endpoint and userinfo.

@@ -409,5 +409,18 @@ CREATE INDEX mail_outbox_finished ON mail_outbox (finished_at) WHERE status IN (
 """#,
             checksum: "1dfe5309130e1352ad70d88c03dbb5e685c23ff861aaea4f24209a02db4ff09f"
         ),
+        Migration(
+            version: 10,
+            name: "application_branding",
+            sql: ##"""
+-- 0010_application_branding: an application's login-page logo (an https URL) and accent colour
+-- (lower-case #rrggbb; the page picks white or black text for WCAG AA contrast, Model/BrandColor).
+ALTER TABLE clients ADD COLUMN logo_url TEXT;
+ALTER TABLE clients ADD COLUMN accent_color TEXT
+    CHECK (accent_color IS NULL OR (length(accent_color) = 7 AND accent_color GLOB '#[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'));
+
+"""##,
+            checksum: "6e6ca1e85d56ccaddff861927b334ee72905648ea7bcfc1583941e30c01b1259"
+        ),
     ]
 }

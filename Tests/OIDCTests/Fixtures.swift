@@ -112,6 +112,11 @@ enum Fixture {
     static let postOnly = Client(clientID: "post-app", name: "Post", type: .regular, secretHash: secretHash,
                                  authMethods: [.clientSecretPost], callbacks: [webCallback], createdAt: epoch)
     static let m2m = Client(clientID: "m2m-app", name: "M2M", type: .m2m, secretHash: secretHash, callbacks: [webCallback], createdAt: epoch)
+    /// An auth0-spa-js app: its origin is a callback and an Allowed Web Origin; a second callback's origin is not.
+    static let spaCallback = "https://spa.example.com"
+    static let spa = Client(clientID: "spa-app", name: "SPA", type: .spa,
+                            callbacks: [spaCallback, "https://spa.example.com/callback", "https://other.example.com/cb"],
+                            webOrigins: ["https://SPA.example.com:443"], createdAt: epoch)
 
     static let alice = User(userID: "user-alice", email: "alice@example.com", emailVerified: true, name: "Alice Liddell",
                             givenName: "Alice", familyName: "Liddell", nickname: "al", picture: "https://img.example.com/a.png",
@@ -124,7 +129,7 @@ enum Fixture {
                 lastSeenAt: authTime, expiresAt: authTime.addingTimeInterval(86_400))
     }
 
-    static func clients() -> MemoryClientStore { MemoryClientStore([native, web, es256Web, postOnly, m2m]) }
+    static func clients() -> MemoryClientStore { MemoryClientStore([native, web, es256Web, postOnly, m2m, spa]) }
     static func users() -> MemoryUserStore { MemoryUserStore([alice, bob, blocked]) }
 
     /// Auth0.swift's /authorize parameters for the native client.

@@ -37,7 +37,8 @@ import TestSupport
         let refused = try signedIn.browser.get(url)
         #expect(refused.status == 400)
         #expect(refused.headers["location"] == nil)
-        #expect(refused.text.contains("not an allowed logout URL"))
+        #expect(refused.text.contains("has not registered. You are still signed in."))
+        #expect(refused.text.contains("<code>logout_url_not_allowed</code>"))
         #expect(try Self.silentAuthorization(signedIn)["code"] != nil)
     }
 

@@ -1,4 +1,5 @@
 import HTTP
+import OIDC
 import Testing
 @testable import Server
 

@@ -1,3 +1,4 @@
+import OIDC
 import Testing
 @testable import Server
 

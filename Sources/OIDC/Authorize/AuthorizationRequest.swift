@@ -4,6 +4,8 @@ public struct AuthorizationRequest: Sendable, Equatable {
     public enum ResponseMode: String, Sendable, CaseIterable {
         case query
         case formPost = "form_post"
+        /// Posted to the opener or parent window (`WebMessageOrigin`); auth0-spa-js's silent and popup sign-in.
+        case webMessage = "web_message"
     }
 
     /// The `prompt` values Gatehouse understands (OIDC Core §3.1.2.1).
@@ -88,7 +90,7 @@ public struct AuthorizationRequest: Sendable, Equatable {
 
     /// Where a response for this request goes.
     public func target(issuer: String) -> RedirectTarget {
-        RedirectTarget(redirectURI: redirectURI, responseMode: responseMode, state: state, issuer: issuer)
+        RedirectTarget(redirectURI: redirectURI, responseMode: responseMode, state: state, issuer: issuer, uiLocales: uiLocales)
     }
 
     /// Flat parameters for `LoginTransaction.parameters`; `init(parameters:)` reverses it.
@@ -149,12 +151,22 @@ public struct RedirectTarget: Sendable, Equatable {
     public var state: String?
     /// Added as `iss` (RFC 9207).
     public var issuer: String
+    /// The request's `ui_locales`, for the page that carries a `form_post` or `web_message` answer.
+    public var uiLocales: String?
 
-    public init(redirectURI: String, responseMode: AuthorizationRequest.ResponseMode, state: String?, issuer: String) {
+    public init(redirectURI: String, responseMode: AuthorizationRequest.ResponseMode, state: String?, issuer: String,
+                uiLocales: String? = nil) {
         self.redirectURI = redirectURI
         self.responseMode = responseMode
         self.state = state
         self.issuer = issuer
+        self.uiLocales = uiLocales
+    }
+
+    /// For `web_message`: the origin the answer is posted to, the redirect URI's (the Authorizer
+    /// checked it is an Allowed Web Origin before any answer could go there).
+    public var messageOrigin: String? {
+        responseMode == .webMessage ? WebOrigin.normalize(redirectURI, allowPath: true) : nil
     }
 
     /// `code`, `state` (when sent) and `iss`, in that order.

@@ -1,6 +1,6 @@
 /// Renders authorization responses onto the client's redirect URI (RFC 6749 §4.1.2). Values are
 /// always percent-encoded, so CR, LF, quotes or angle brackets in `state` cannot split headers
-/// or inject markup (A15, A17). The `form_post` page is the web layer's (`FormPostPage`).
+/// or inject markup (A15, A17). The `form_post` and `web_message` pages are the web layer's (`FormPostPage`, `WebMessagePage`).
 public enum AuthorizationResponse {
     /// The `Location` for `response_mode=query`: parameters appended to the redirect URI's
     /// query (an existing query is kept and extended with `&`).

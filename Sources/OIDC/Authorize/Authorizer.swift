@@ -18,8 +18,9 @@ public enum LoginReason: String, Sendable, Equatable {
 /// What /authorize should do; the web layer renders it.
 public enum AuthorizeDecision: Sendable, Equatable {
     /// Show an HTML error page; never redirect (the redirect target is unknown or untrusted).
-    /// `message` is safe for the user; `logReason` is for operators only.
-    case errorPage(status: Int, message: String, logReason: String)
+    /// `code` names the failure for the page (worded in the user's language by the web layer and
+    /// shown for support to quote); `logReason` is the precise reason, for operators only.
+    case errorPage(status: Int, code: String, logReason: String)
     /// Redirect the error to the validated redirect URI.
     case errorRedirect(RedirectTarget, OAuthError)
     /// Show the login form; after authentication, issue the code for the request.
@@ -91,13 +92,17 @@ public struct Authorizer: Sendable {
         case .success(let uri): redirectURI = uri
         case .failure(let page): return (page.decision, client)
         }
+        if case .failure(let page) = checkWebMessageOrigin(parameters, client: client, redirectURI: redirectURI) {
+            return (page.decision, client)
+        }
         return (redirectingChecks(parameters, client: client, redirectURI: redirectURI, session: session, user: user), client)
     }
 
     /// Step 3 and 4: every check whose error goes back to the validated redirect URI, then the session policy.
     func redirectingChecks(_ parameters: Parameters, client: Client, redirectURI: String, session: Session?, user: User?) -> AuthorizeDecision {
         // 3. Everything else redirects.
-        var target = RedirectTarget(redirectURI: redirectURI, responseMode: .query, state: nil, issuer: issuer)
+        var target = RedirectTarget(redirectURI: redirectURI, responseMode: .query, state: nil, issuer: issuer,
+                                    uiLocales: parameters["ui_locales"])
         do throws(OAuthError) {
             // `state` first: RFC 6749 §4.1.2.1 wants it on every redirected error, a response_mode one included.
             target.state = try checkState(parameters)
@@ -131,23 +136,23 @@ public struct Authorizer: Sendable {
     func checkClient(_ parameters: Parameters) -> Result<Client, PageError> {
         let values = parameters.all("client_id")
         guard values.count <= 1 else {
-            return .failure(PageError(400, "The request is invalid: client_id is repeated.", "duplicate client_id"))
+            return .failure(PageError(400, "invalid_request", "duplicate client_id"))
         }
         guard let clientID = values.first, !clientID.isEmpty else {
-            return .failure(PageError(400, "The request is invalid: client_id is missing.", "missing client_id"))
+            return .failure(PageError(400, "invalid_request", "missing client_id"))
         }
         let found: Client?
         do {
             found = try clients.find(clientID: clientID)
         } catch {
             if case .unavailable = error {
-                return .failure(PageError(503, "The service is temporarily unavailable. Try again shortly.", "client lookup: \(error)"))
+                return .failure(PageError(503, "temporarily_unavailable", "client lookup: \(error)"))
             }
-            return .failure(PageError(500, "Something went wrong.", "client lookup: \(error)"))
+            return .failure(PageError(500, "server_error", "client lookup: \(error)"))
         }
         // Byte comparison guards against a store that matches ids by canonical equivalence (A05).
         guard let client = found, Array(client.clientID.utf8) == Array(clientID.utf8) else {
-            return .failure(PageError(400, "The application is unknown.", "unknown client_id \(clientID.debugDescription)"))
+            return .failure(PageError(400, "unknown_application", "unknown client_id \(clientID.debugDescription)"))
         }
         return .success(client)
     }
@@ -155,10 +160,10 @@ public struct Authorizer: Sendable {
     func checkRedirectURI(_ parameters: Parameters, client: Client) -> Result<String, PageError> {
         let values = parameters.all("redirect_uri")
         guard values.count <= 1 else {
-            return .failure(PageError(400, "The request is invalid: redirect_uri is repeated.", "duplicate redirect_uri"))
+            return .failure(PageError(400, "invalid_request", "duplicate redirect_uri"))
         }
         guard let uri = values.first, !uri.isEmpty else {
-            return .failure(PageError(400, "The request is invalid: redirect_uri is missing.", "missing redirect_uri"))
+            return .failure(PageError(400, "invalid_request", "missing redirect_uri"))
         }
         switch RedirectURIPolicy.match(uri, allowed: client.callbacks, kind: .callback, isNative: client.type == .native) {
         case .allowed:
@@ -166,19 +171,37 @@ public struct Authorizer: Sendable {
         case .refused(let reason, let nearest):
             var log = "redirect_uri \(uri.debugDescription) refused for \(client.clientID): \(reason)"
             if let nearest { log += "; nearest allowed callback: \(nearest)" }
-            return .failure(PageError(400, "The redirect_uri is not an allowed callback URL of this application.", log))
+            return .failure(PageError(400, "callback_not_allowed", log))
+        }
+    }
+
+    /// `response_mode=web_message` answers by `postMessage` to the redirect URI's origin, so that origin
+    /// must be an Allowed Web Origin before anything, an error included, is sent there (`WebMessageOrigin`).
+    /// Other modes, and a repeated `response_mode` (redirected as `invalid_request` below), pass.
+    func checkWebMessageOrigin(_ parameters: Parameters, client: Client, redirectURI: String) -> Result<Void, PageError> {
+        let modes = parameters.all("response_mode")
+        guard modes.count == 1, modes[0] == AuthorizationRequest.ResponseMode.webMessage.rawValue else { return .success(()) }
+        switch WebMessageOrigin.decide(redirectURI: redirectURI, allowedWebOrigins: client.webOrigins) {
+        case .success:
+            return .success(())
+        case .failure(.noOrigin):
+            return .failure(PageError(400, "web_origin_not_allowed",
+                                      "web_message for \(client.clientID): redirect_uri \(redirectURI.debugDescription) has no web origin"))
+        case .failure(.notAllowed(let origin)):
+            return .failure(PageError(400, "web_origin_not_allowed",
+                                      "web_message for \(client.clientID): the redirect_uri's origin \(origin) is not an Allowed Web Origin"))
         }
     }
 
     // MARK: - Checks that redirect their error
 
-    /// `query` (default) or `form_post`.
+    /// `query` (default), `form_post` or `web_message`.
     func checkResponseMode(_ parameters: Parameters) throws(OAuthError) -> AuthorizationRequest.ResponseMode {
         let values = parameters.all("response_mode")
         guard values.count <= 1 else { throw OAuthError(.invalidRequest, "response_mode is repeated") }
         guard let value = values.first else { return .query }
         guard let mode = AuthorizationRequest.ResponseMode(rawValue: value) else {
-            throw OAuthError(.invalidRequest, "unsupported response_mode; use query or form_post", detail: "response_mode \(value)")
+            throw OAuthError(.invalidRequest, "unsupported response_mode; use query, form_post or web_message", detail: "response_mode \(value)")
         }
         return mode
     }
@@ -307,8 +330,8 @@ public struct Authorizer: Sendable {
 /// An error page outcome, carried through `Result`.
 struct PageError: Error {
     let decision: AuthorizeDecision
-    init(_ status: Int, _ message: String, _ log: String) {
-        decision = .errorPage(status: status, message: message, logReason: log)
+    init(_ status: Int, _ code: String, _ log: String) {
+        decision = .errorPage(status: status, code: code, logReason: log)
     }
 }
 

@@ -10,8 +10,9 @@ public enum LogoutDecision: Sendable, Equatable {
     /// `fields` back with a CSRF token bound to the browser; only that POST ends the session.
     case confirm(appName: String?, fields: [LogoutField])
     /// Refuse without touching the session: a page (400), never a redirect.
-    /// `message` is safe for the user; `logReason` is for operators.
-    case refuse(message: String, logReason: String)
+    /// `code` names the refusal for the page (`invalid_logout_request`, `logout_url_not_allowed`);
+    /// `logReason` is the precise reason, for operators.
+    case refuse(code: String, logReason: String)
 }
 
 /// Where to go once the session has ended.
@@ -45,8 +46,8 @@ public struct LogoutPolicy: Sendable {
         self.hintKeys = hintKeys
     }
 
-    static let notAllowed = "The return URL is not an allowed logout URL of this application. You are still signed in."
-    static let invalid = "The logout request is not valid. You are still signed in."
+    static let notAllowed = "logout_url_not_allowed"
+    static let invalid = "invalid_logout_request"
 
     // MARK: - Auth0 /v2/logout
 
@@ -61,17 +62,17 @@ public struct LogoutPolicy: Sendable {
     public func auth0Logout(_ pairs: [(String, String)]) -> LogoutDecision {
         let parameters = Parameters(pairs)
         if let name = parameters.firstRepeated(among: ["client_id", "returnTo"]) {
-            return .refuse(message: Self.invalid, logReason: "\(name) repeated")
+            return .refuse(code: Self.invalid, logReason: "\(name) repeated")
         }
         let returnTo = parameters["returnTo"]
         // Checked before anything else, so a bad URL never ends a session (the matching rules ignore
         // the query and fragment, where such bytes would otherwise hide).
         if let returnTo, Self.hasControlCharacters(returnTo) {
-            return .refuse(message: Self.invalid, logReason: "returnTo contains control characters")
+            return .refuse(code: Self.invalid, logReason: "returnTo contains control characters")
         }
         guard let clientID = parameters["client_id"], !clientID.isEmpty else {
             if let returnTo, !returnTo.isEmpty {
-                return .refuse(message: Self.notAllowed, logReason: "returnTo \(returnTo.debugDescription) without client_id")
+                return .refuse(code: Self.notAllowed, logReason: "returnTo \(returnTo.debugDescription) without client_id")
             }
             return .end(.signedOutPage(appName: nil))
         }
@@ -87,7 +88,7 @@ public struct LogoutPolicy: Sendable {
         case .allowed:
             return .end(.redirect(returnTo))
         case .refused(let reason, _):
-            return .refuse(message: Self.notAllowed, logReason: "returnTo \(returnTo.debugDescription) refused for \(client.clientID): \(reason)")
+            return .refuse(code: Self.notAllowed, logReason: "returnTo \(returnTo.debugDescription) refused for \(client.clientID): \(reason)")
         }
     }
 
@@ -108,7 +109,7 @@ public struct LogoutPolicy: Sendable {
         let parameters = Parameters(pairs)
         let singles: Set<String> = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "logout_hint", "ui_locales"]
         if let name = parameters.firstRepeated(among: singles) {
-            return .refuse(message: Self.invalid, logReason: "\(name) repeated")
+            return .refuse(code: Self.invalid, logReason: "\(name) repeated")
         }
         var client: Client?
         if let clientID = parameters["client_id"], !clientID.isEmpty {
@@ -129,11 +130,11 @@ public struct LogoutPolicy: Sendable {
         }
         var continuation = LogoutContinuation.signedOutPage(appName: client?.name)
         if let uri = parameters["post_logout_redirect_uri"], Self.hasControlCharacters(uri) {
-            return .refuse(message: Self.invalid, logReason: "post_logout_redirect_uri contains control characters")
+            return .refuse(code: Self.invalid, logReason: "post_logout_redirect_uri contains control characters")
         }
         if let uri = parameters["post_logout_redirect_uri"], !uri.isEmpty {
             guard let client else {
-                return .refuse(message: Self.invalid, logReason: "post_logout_redirect_uri without client_id or id_token_hint")
+                return .refuse(code: Self.invalid, logReason: "post_logout_redirect_uri without client_id or id_token_hint")
             }
             switch RedirectURIPolicy.match(uri, allowed: client.logoutURLs, kind: .callback, isNative: client.type == .native) {
             case .allowed:
@@ -141,7 +142,7 @@ public struct LogoutPolicy: Sendable {
                 let state = parameters["state"].map { [("state", $0)] } ?? []
                 continuation = .redirect(AuthorizationResponse.redirectURL(for: target, parameters: state))
             case .refused(let reason, _):
-                return .refuse(message: Self.notAllowed,
+                return .refuse(code: Self.notAllowed,
                                logReason: "post_logout_redirect_uri \(uri.debugDescription) refused for \(client.clientID): \(reason)")
             }
         }
@@ -196,7 +197,7 @@ public struct LogoutPolicy: Sendable {
 
     struct Refusal: Error {
         let decision: LogoutDecision
-        init(_ message: String, _ log: String) { decision = .refuse(message: message, logReason: log) }
+        init(_ message: String, _ log: String) { decision = .refuse(code: message, logReason: log) }
     }
 }
 

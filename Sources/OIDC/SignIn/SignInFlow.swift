@@ -86,10 +86,10 @@ public struct SignInFlow: Sendable {
         }
         let (decision, client) = authorizer.evaluate(pairs, session: session, user: user)
         switch decision {
-        case .errorPage(let status, let message, let logReason):
+        case .errorPage(let status, let code, let logReason):
             let clientID = pairs.first { $0.0 == "client_id" }?.1
             context.record(.authorizeRefused, clientID: clientID, details: ["reason": logReason])
-            return .errorPage(status: status, message: message, logReason: logReason)
+            return .errorPage(status: status, code: code, logReason: logReason)
         case .errorRedirect(let target, let error):
             return .errorRedirect(target, error)
         case .login(let request, let reason):
@@ -114,7 +114,7 @@ public struct SignInFlow: Sendable {
     /// nil when the request would go on to a login page or a code.
     public func inspect(_ pairs: [(String, String)]) -> AuthorizeStep? {
         switch authorizer.evaluate(pairs, session: nil, user: nil).decision {
-        case .errorPage(let status, let message, let logReason): .errorPage(status: status, message: message, logReason: logReason)
+        case .errorPage(let status, let code, let logReason): .errorPage(status: status, code: code, logReason: logReason)
         case .errorRedirect(let target, let error): .errorRedirect(target, error)
         case .login, .issueCode: nil
         }
@@ -144,6 +144,9 @@ public struct SignInFlow: Sendable {
         // Auth0 Universal Login's `screen_hint=signup` opens the signup form.
         if request.screenHint == "signup" && screen.offers.signup { screen.view = .signup }
         screen.locales = LocalePreference.ordered(uiLocales: request.uiLocales, acceptLanguage: context.acceptLanguage)
+        screen.responseMode = request.responseMode
+        screen.logoURL = client.logoURL
+        screen.accentColor = client.accentColor
         return screen
     }
 
@@ -193,6 +196,9 @@ public struct SignInFlow: Sendable {
             screen.view = view
             screen.offers = offers
             screen.locales = locales
+            screen.responseMode = request.responseMode
+            screen.logoURL = client.logoURL
+            screen.accentColor = client.accentColor
             return screen
         }
         if let view = Self.navigation(action, offers: offers) {

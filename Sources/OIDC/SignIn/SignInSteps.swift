@@ -56,6 +56,11 @@ public struct LoginScreen: Sendable, Equatable {
     public var errorField: String?
     /// The page's language preferences, best first (`ui_locales`, then `Accept-Language`).
     public var locales: [String] = []
+    /// The application's branding (`Client.logoURL`, `Client.accentColor`), shown on the page.
+    public var logoURL: String?
+    public var accentColor: String?
+    /// How the answer goes back: a `web_message` sign-in runs in a popup that must keep its opener.
+    public var responseMode: AuthorizationRequest.ResponseMode = .query
 
     public init(transactionID: String, csrfToken: String, appName: String, email: String? = nil, errorMessage: String? = nil,
                 redirectURI: String, newTransactionMaxAge: Int? = nil, transactionCookie: String? = nil) {
@@ -73,8 +78,8 @@ public struct LoginScreen: Sendable, Equatable {
 /// What `GET|POST /authorize` does (`SignInFlow.authorize`).
 public enum AuthorizeStep: Sendable, Equatable {
     /// An HTML error page, never a redirect (the redirect target is unknown or untrusted).
-    /// `message` is for the user; `logReason` for operators only.
-    case errorPage(status: Int, message: String, logReason: String)
+    /// `code` names the failure for the page (`AuthorizeDecision.errorPage`); `logReason` is for operators only.
+    case errorPage(status: Int, code: String, logReason: String)
     /// The error goes back to the validated redirect URI.
     case errorRedirect(RedirectTarget, OAuthError)
     /// The login form, for a new login transaction.

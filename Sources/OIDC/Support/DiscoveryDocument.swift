@@ -38,7 +38,7 @@ public struct DiscoveryDocument: Sendable {
             "introspection_endpoint_auth_methods_supported": strings(["client_secret_basic", "client_secret_post"]),
             "end_session_endpoint": .string(issuer + Path.endSession),
             "response_types_supported": strings(["code"]),
-            "response_modes_supported": strings(["query", "form_post"]),
+            "response_modes_supported": strings(["query", "form_post", "web_message"]),
             "grant_types_supported": strings(["authorization_code", "refresh_token", "client_credentials"]),
             "subject_types_supported": strings(["public"]),
             "id_token_signing_alg_values_supported": strings(["RS256", "ES256"]),

@@ -31,49 +31,58 @@ struct LogoutEndpoint: Sendable {
     /// `GET /v2/logout`.
     func auth0(_ request: HTTPRequest) -> HTTPResponse {
         guard let pairs = try? RequestParameters.parse(request) else {
-            return UserFacingError.unreadable(message: "The request could not be read.").response(issuer: services.issuer)
+            return UserFacingError.unreadable(form: false).response(issuer: services.issuer, language: services.language(request),
+                                                                    requestID: request.requestID)
         }
-        return respond(policy.auth0Logout(pairs), request: request, session: currentSession(request), kind: "v2")
+        return respond(policy.auth0Logout(pairs), request: request, session: currentSession(request), kind: "v2",
+                       language: language(request, pairs))
     }
 
     /// `GET|POST /oidc/logout`; a POST with `action` is the confirmation form's answer.
     func oidc(_ request: HTTPRequest) -> HTTPResponse {
         guard let pairs = try? RequestParameters.parse(request) else {
-            return UserFacingError.unreadable(message: "The request could not be read.").response(issuer: services.issuer)
+            return UserFacingError.unreadable(form: false).response(issuer: services.issuer, language: services.language(request),
+                                                                    requestID: request.requestID)
         }
+        let language = language(request, pairs)
         let session = currentSession(request)
         guard request.method == "POST", let action = pairs.first(where: { $0.0 == "action" })?.1 else {
             let decision = policy.rpInitiatedLogout(pairs, sessionUserID: session?.userID, confirmed: false)
-            return respond(decision, request: request, session: session, kind: "oidc")
+            return respond(decision, request: request, session: session, kind: "oidc", language: language)
         }
         let posted = pairs.first { $0.0 == "csrf_token" }?.1
         guard let binding = CookieJar.parse(request.headers)[cookieName], Self.matches(posted, binding: binding, sessionID: session?.sessionID) else {
             services.logger.warning("logout_csrf_rejected", ["request_id": .string(request.requestID)])
-            return UserFacingError.formRefused(message: "This sign-out form is not valid any more. You are still signed in.")
-                .response(issuer: services.issuer)
+            return UserFacingError.formRefused(signOut: true).response(issuer: services.issuer, language: language, requestID: request.requestID)
         }
         guard action == "logout" else {
-            var response = UserFacingError.stillSignedIn.response(issuer: services.issuer)
+            var response = UserFacingError.stillSignedIn.response(issuer: services.issuer, language: language)
             response.headers.add("Set-Cookie", deleteBindingCookie)
             return response
         }
         let fields = pairs.filter { $0.0 != "csrf_token" && $0.0 != "action" }
         let decision = policy.rpInitiatedLogout(fields, sessionUserID: session?.userID, confirmed: true)
-        return respond(decision, request: request, session: session, kind: "oidc")
+        return respond(decision, request: request, session: session, kind: "oidc", language: language)
     }
 
     // MARK: - Rendering
 
-    private func respond(_ decision: LogoutDecision, request: HTTPRequest, session: Session?, kind: String) -> HTTPResponse {
+    /// RP-Initiated Logout 1.0 §2's `ui_locales` (kept through the confirmation form), then Accept-Language.
+    private func language(_ request: HTTPRequest, _ pairs: [(String, String)]) -> PageText.Language {
+        services.language(request, uiLocales: pairs.first { $0.0 == "ui_locales" }?.1)
+    }
+
+    private func respond(_ decision: LogoutDecision, request: HTTPRequest, session: Session?, kind: String,
+                         language: PageText.Language) -> HTTPResponse {
         switch decision {
-        case .refuse(let message, let logReason):
+        case .refuse(let code, let logReason):
             services.logger.warning("logout_refused", ["request_id": .string(request.requestID), "reason": .string(logReason)])
             services.record("logout.refused", userID: session?.userID, ip: request.clientIP, details: ["reason": logReason, "endpoint": kind])
-            return UserFacingError.signOutRefused(message: message).response(issuer: services.issuer)
+            return UserFacingError.signOutRefused(code: code).response(issuer: services.issuer, language: language, requestID: request.requestID)
         case .confirm(let appName, let fields):
             let binding = Random.token(bytes: 32)
             var response = LogoutConfirmPage.render(issuer: services.issuer, csrfToken: Self.token(binding: binding, sessionID: session?.sessionID),
-                                                    fields: fields.map { ($0.name, $0.value) }, appName: appName)
+                                                    fields: fields.map { ($0.name, $0.value) }, appName: appName, language: language)
             response.headers.add("Set-Cookie", "\(cookieName)=\(binding); Max-Age=\(Self.confirmationLifetime); \(cookieAttributes)")
             return response
         case .end(let continuation):
@@ -82,8 +91,8 @@ struct LogoutEndpoint: Sendable {
                     try endSession(session, request: request)
                 } catch {
                     services.logger.error("logout_failed", ["request_id": .string(request.requestID), "error": .string(error.description)])
-                    return UserFacingError.failure(OAuthError(storage: error), activity: .signOut, requestID: request.requestID)
-                        .response(issuer: services.issuer)
+                    return UserFacingError.failure(OAuthError(storage: error), activity: .signOut)
+                        .response(issuer: services.issuer, language: language, requestID: request.requestID)
                 }
             }
             var response: HTTPResponse
@@ -94,7 +103,7 @@ struct LogoutEndpoint: Sendable {
                 response.headers.set("Cache-Control", "no-store")
                 response.headers.set("Referrer-Policy", "no-referrer")
             case .signedOutPage(let appName):
-                response = SignedOutPage.render(issuer: services.issuer, appName: appName)
+                response = SignedOutPage.render(issuer: services.issuer, appName: appName, language: language)
             }
             response.headers.add("Set-Cookie", services.cookies.delete(.session))
             if CookieJar.parse(request.headers)[cookieName] != nil { response.headers.add("Set-Cookie", deleteBindingCookie) }

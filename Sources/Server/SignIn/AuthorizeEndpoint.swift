@@ -12,43 +12,49 @@ struct AuthorizeEndpoint: Sendable {
         do {
             pairs = try RequestParameters.parse(request)
         } catch {
-            return UserFacingError.unreadable(message: error.description).response(issuer: services.issuer)
+            services.logger.info("authorize_unreadable", ["request_id": .string(request.requestID), "error": .string(error.description)])
+            return UserFacingError.unreadable(form: false).response(issuer: services.issuer, language: services.language(request),
+                                                                    requestID: request.requestID)
         }
-        if request.method == "HEAD" { return head(pairs) }
+        let language = services.language(request, uiLocales: pairs.first { $0.0 == "ui_locales" }?.1)
+        if request.method == "HEAD" { return head(pairs, language: language) }
         var context = RequestContext(request)
         defer { services.record(context) }
         do throws(OAuthError) {
             switch try flow.authorize(pairs, sessionCookie: services.cookies.value(.session, in: request.headers), context: &context) {
-            case .errorPage(let status, let message, let logReason):
+            case .errorPage(let status, let code, let logReason):
                 let clientID = pairs.first { $0.0 == "client_id" }?.1
                 services.logger.warning("authorize_refused", ["request_id": .string(request.requestID), "reason": .string(logReason),
-                                                              "client_id": .string(clientID ?? "")])
-                return UserFacingError.signInRefused(status: status, message: message).response(issuer: services.issuer)
+                                                              "client_id": .string(clientID ?? ""), "code": .string(code)])
+                return UserFacingError.signInRefused(status: status, code: code)
+                    .response(issuer: services.issuer, language: language, requestID: request.requestID)
             case .errorRedirect(let target, let error):
                 services.logger.info("authorize_error", ["request_id": .string(request.requestID), "error": .string(error.code.rawValue),
                                                          "detail": .string(error.detail ?? error.description)])
-                return AuthorizationRedirect.error(target, error, services: services)
+                return AuthorizationRedirect.error(target, error, services: services, language: language)
             case .showLogin(let screen, let reason):
                 services.logger.debug("login_required", ["request_id": .string(request.requestID), "reason": .string(reason.rawValue)])
                 return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies, texts: services.pageText)
             case .issued(let target, let code):
-                return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services)
+                return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services,
+                                                     language: language)
             }
         } catch {
             services.logger.error("authorize_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
-            return UserFacingError.failure(error, activity: .signIn, requestID: request.requestID).response(issuer: services.issuer)
+            return UserFacingError.failure(error, activity: .signIn)
+                .response(issuer: services.issuer, language: language, requestID: request.requestID)
         }
     }
 }
 
 extension AuthorizeEndpoint {
     /// HEAD changes nothing: the status GET would answer for the request's own errors, else 200 with no body.
-    func head(_ pairs: [(String, String)]) -> HTTPResponse {
+    func head(_ pairs: [(String, String)], language: PageText.Language) -> HTTPResponse {
         switch flow.inspect(pairs) {
-        case .errorPage(let status, let message, _)?:
-            return UserFacingError.signInRefused(status: status, message: message).response(issuer: services.issuer)
+        case .errorPage(let status, let code, _)?:
+            return UserFacingError.signInRefused(status: status, code: code).response(issuer: services.issuer, language: language)
         case .errorRedirect(let target, let error)?:
-            return AuthorizationRedirect.error(target, error, services: services)
+            return AuthorizationRedirect.error(target, error, services: services, language: language)
         case .showLogin?, .issued?, nil:
             var response = HTTPResponse(status: 200)
             response.headers.set("Content-Type", "text/html; charset=utf-8")

@@ -9,8 +9,10 @@ struct LoginEndpoint: Sendable {
     let flow: SignInFlow
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
+        // The form carries no ui_locales, so refusals before the transaction is read follow Accept-Language.
+        let language = services.language(request)
         guard let text = String(validating: request.body, as: UTF8.self), let pairs = try? FormCodec.decode(text) else {
-            return UserFacingError.unreadable(message: "The form could not be read.").response(issuer: services.issuer)
+            return UserFacingError.unreadable(form: true).response(issuer: services.issuer, language: language, requestID: request.requestID)
         }
         let form = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
         var context = RequestContext(request)
@@ -18,20 +20,22 @@ struct LoginEndpoint: Sendable {
         do throws(OAuthError) {
             switch try flow.submit(form, transactionCookie: services.cookies.transaction(in: request.headers), context: &context) {
             case .expired:
-                return UserFacingError.signInExpired.response(issuer: services.issuer)
+                return UserFacingError.signInExpired.response(issuer: services.issuer, language: language, requestID: request.requestID)
             case .forbidden:
                 services.logger.warning("login_csrf_rejected", ["request_id": .string(request.requestID)])
-                return UserFacingError.formRefused(message: "This sign-in form is not valid any more. Go back to the app and try again.")
-                    .response(issuer: services.issuer)
+                return UserFacingError.formRefused(signOut: false).response(issuer: services.issuer, language: language,
+                                                                            requestID: request.requestID)
             case .unreadable:
-                return UserFacingError.unreadable(message: "The form could not be read.").response(issuer: services.issuer)
+                return UserFacingError.unreadable(form: true).response(issuer: services.issuer, language: language, requestID: request.requestID)
             case .showForm(let screen):
                 return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies,
                                         status: screen.errorMessage == nil ? 200 : 401, texts: services.pageText)
             case .throttled(let retryAfter):
-                return UserFacingError.tooManyAttempts(retryAfter: retryAfter).response(issuer: services.issuer)
+                return UserFacingError.tooManyAttempts(retryAfter: retryAfter).response(issuer: services.issuer, language: language,
+                                                                                        requestID: request.requestID)
             case .cancelled(let target, let error):
-                return AuthorizationRedirect.error(target, error, services: services, setCookies: services.cookies.deleteTransaction())
+                return AuthorizationRedirect.error(target, error, services: services, language: services.language(request, uiLocales: target.uiLocales),
+                                                   setCookies: services.cookies.deleteTransaction())
             case .signedIn(let resumeURL, let cookie, let maxAge):
                 var response = HTTPResponse(status: 303)
                 response.headers.set("Location", resumeURL)
@@ -46,7 +50,7 @@ struct LoginEndpoint: Sendable {
             }
         } catch {
             services.logger.error("login_error", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
-            return UserFacingError.failure(error, activity: .signIn, requestID: request.requestID).response(issuer: services.issuer)
+            return UserFacingError.failure(error, activity: .signIn).response(issuer: services.issuer, language: language, requestID: request.requestID)
         }
     }
 }

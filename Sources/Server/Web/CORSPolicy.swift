@@ -1,4 +1,5 @@
 import HTTP
+import OIDC
 
 /// Cross-origin access for browser apps (auth0-spa-js).
 ///

@@ -28,7 +28,9 @@ enum LoginPage {
     static func render(_ screen: LoginScreen, issuer: Issuer, status: Int, texts: PageText = .shipped) -> HTTPResponse {
         let t = texts.language(screen.locales)
         let view = LoginForm(screen: screen, t: t, loginURL: issuer.endpoint("login"))
-        var body = "<h1>\(HTML.escape(view.title))</h1>\n<p class=\"subtitle\">\(HTML.escape(view.subtitle))</p>\n"
+        let branding = Branding(logoURL: screen.logoURL, accentColor: screen.accentColor)
+        var body = branding.logoMarkup
+        body += "<h1>\(HTML.escape(view.title))</h1>\n<p class=\"subtitle\">\(HTML.escape(view.subtitle))</p>\n"
         if let notice = screen.notice { body += "<p class=\"notice\" role=\"status\">\(HTML.escape(t(notice, ["email": view.email])))</p>\n" }
         if screen.errorField == nil { body += PageLayout.errorParagraph(screen.errorMessage.map { t($0) }) }
         body += "<form method=\"post\" action=\"\(HTML.escape(issuer.endpoint("login")))\" class=\"login-form\">\n"
@@ -37,9 +39,10 @@ enum LoginPage {
         body += view.fields()
         body += "<div class=\"actions\">\n" + view.buttons() + "</div>\n</form>\n"
         body += view.links()
-        let html = PageLayout.document(title: view.documentTitle, issuer: issuer, body: body, language: t.tag)
+        let html = PageLayout.document(title: view.documentTitle, issuer: issuer, body: body, language: t.tag, style: branding.style)
         let formAction = WebOrigin.cspSource(forAction: screen.redirectURI).map { [$0] } ?? []
-        return PageLayout.response(html, status: status, formAction: formAction)
+        return PageLayout.response(html, status: status, formAction: formAction, keepsOpener: screen.responseMode == .webMessage,
+                                   images: branding.imageSources, styleHashes: branding.styleHashes)
     }
 }
 

@@ -5,7 +5,9 @@ import Settings
 enum PageLayout {
     /// A whole document; `title` is escaped here, `body` must already be safe markup.
     /// With no issuer the page has no stylesheet (it stays readable, just unstyled).
-    static func document(title: String, issuer: Issuer?, body: String, scripts: [String] = [], language: String = "en") -> String {
+    /// `style` is an inline `<style>` block's text, already safe CSS; its hash must be in the page's CSP (`Branding`).
+    static func document(title: String, issuer: Issuer?, body: String, scripts: [String] = [], language: String = "en",
+                         style: String? = nil) -> String {
         var head = """
         <!DOCTYPE html>
         <html lang="\(HTML.escape(language))">
@@ -20,6 +22,7 @@ enum PageLayout {
         if let issuer {
             head += "<link rel=\"stylesheet\" href=\"\(HTML.escape(issuer.endpoint(StaticAssets.stylesheetPath)))\">\n"
         }
+        if let style { head += "<style>\(style)</style>\n" }
         for script in scripts {
             head += "<script src=\"\(HTML.escape(script))\" defer></script>\n"
         }
@@ -27,9 +30,13 @@ enum PageLayout {
     }
 
     /// A page response with the security headers applied.
-    static func response(_ html: String, status: Int, formAction: [String] = []) -> HTTPResponse {
+    /// An embeddable page also keeps its opener (it answers the window that opened or framed it).
+    static func response(_ html: String, status: Int, formAction: [String] = [], framing: SecurityHeaders.Framing = .denied,
+                         keepsOpener: Bool = false, images: [String] = [], styleHashes: [String] = []) -> HTTPResponse {
         var response = HTTPResponse(status: status, body: Array(html.utf8))
-        SecurityHeaders.apply(to: &response, formAction: formAction)
+        let opener = keepsOpener || framing != .denied
+        SecurityHeaders.apply(to: &response, formAction: formAction, framing: framing, keepsOpener: opener, images: images,
+                              styleHashes: styleHashes)
         return response
     }
 

@@ -1,7 +1,7 @@
 import Crypto
 import HTTP
 
-/// The stylesheet and form-post script, compiled into the binary and served under `{issuer}assets/`.
+/// The stylesheet and the form-post and web-message scripts, compiled into the binary and served under `{issuer}assets/`.
 enum StaticAssets {
     struct Asset: Sendable {
         let contentType: String
@@ -18,8 +18,9 @@ enum StaticAssets {
 
     static let stylesheetPath = "assets/gatehouse.css"
     static let formPostScriptPath = "assets/form-post.js"
+    static let webMessageScriptPath = "assets/web-message.js"
     /// Route paths relative to the issuer, for registering with the router.
-    static let paths = [stylesheetPath, formPostScriptPath]
+    static let paths = [stylesheetPath, formPostScriptPath, webMessageScriptPath]
 
     static let stylesheet = Stylesheet.text
     static let formPostScript = FormPostScript.text
@@ -27,6 +28,7 @@ enum StaticAssets {
     static let assets: [String: Asset] = [
         stylesheetPath: Asset(contentType: "text/css; charset=utf-8", text: stylesheet),
         formPostScriptPath: Asset(contentType: "text/javascript; charset=utf-8", text: formPostScript),
+        webMessageScriptPath: Asset(contentType: "text/javascript; charset=utf-8", text: WebMessageScript.text),
     ]
 
     /// The response for `path` (relative to the issuer; a leading `/` is ignored), or nil for an unknown path.

@@ -56,6 +56,7 @@ enum Stylesheet {
       border: 1px solid var(--border);
       border-radius: 16px;
     }
+    .logo { display: block; height: 56px; width: auto; max-width: 100%; object-fit: contain; margin: 0 0 16px; }
     h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 8px; overflow-wrap: anywhere; }
     p { margin: 0 0 16px; overflow-wrap: anywhere; }
     .subtitle { color: var(--muted); }
@@ -94,12 +95,17 @@ enum Stylesheet {
       cursor: pointer;
       touch-action: manipulation;
     }
+    a.button { display: flex; align-items: center; justify-content: center; text-align: center; text-decoration: none; }
     .button.primary { background: var(--accent); color: var(--accent-text); }
     .button.secondary { background: transparent; color: var(--text); border-color: var(--border); }
     .notice { padding: 12px 14px; border-radius: 10px; background: var(--notice-bg); color: var(--text); }
     .field-error { margin: 8px 0 0; padding: 8px 12px; }
     .hint { color: var(--muted); font-size: 0.9rem; margin: 6px 0 0; }
     input[aria-invalid="true"] { border-color: var(--error-text); border-width: 2px; }
+    .reference { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; margin: 0; color: var(--muted); font-size: 0.9rem; }
+    .reference dt { font-weight: 600; }
+    .reference dd { margin: 0; overflow-wrap: anywhere; }
+    .reference code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: var(--text); }
     .links { display: flex; flex-direction: column; align-items: center; gap: 4px; margin-top: 20px; }
     .link {
       min-height: 44px;

@@ -2,12 +2,12 @@
 ///
 /// Used to compare a request's `Origin` with a client's Allowed Web Origins and to build CSP sources.
 /// Wildcards and `{organization_name}` placeholders are not origins and never match here.
-enum WebOrigin {
+public enum WebOrigin {
     /// The normalised origin of `text`, or nil when it is not a well-formed origin.
     ///
     /// - Parameter allowPath: accept and ignore a path, query or fragment (configured Web Origins and
     ///   URLs); an `Origin` header never has one, so it is parsed with `false`.
-    static func normalize(_ text: String, allowPath: Bool = false) -> String? {
+    public static func normalize(_ text: String, allowPath: Bool = false) -> String? {
         guard let separator = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<separator.lowerBound].lowercased()
         guard isScheme(scheme) else { return nil }
@@ -52,13 +52,13 @@ enum WebOrigin {
     }
 
     /// Whether two origins are the same after normalisation (scheme, host, port; default ports equal absent).
-    static func same(_ lhs: String, _ rhs: String, allowPath: Bool = false) -> Bool {
+    public static func same(_ lhs: String, _ rhs: String, allowPath: Bool = false) -> Bool {
         guard let left = normalize(lhs, allowPath: allowPath), let right = normalize(rhs, allowPath: allowPath) else { return false }
         return left == right
     }
 
     /// The CSP source that lets a form submit to `action`: its origin for http(s), its scheme (`com.app:`) otherwise.
-    static func cspSource(forAction action: String) -> String? {
+    public static func cspSource(forAction action: String) -> String? {
         guard let separator = action.firstIndex(of: ":") else { return nil }
         let scheme = action[..<separator].lowercased()
         guard isScheme(scheme) else { return nil }
@@ -68,7 +68,7 @@ enum WebOrigin {
         return scheme + ":"
     }
 
-    static func defaultPort(_ scheme: String) -> Int? {
+    public static func defaultPort(_ scheme: String) -> Int? {
         switch scheme {
         case "http": 80
         case "https": 443
