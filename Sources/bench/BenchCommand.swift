@@ -15,6 +15,7 @@ protocol BenchCommand: Sendable {
 enum BenchRegistry {
     static let commands: [any BenchCommand.Type] = [
         CryptoBench.self,
+        OpenLoopBench.self,
     ]
 
     static func command(named name: String) -> (any BenchCommand.Type)? {
