@@ -114,14 +114,15 @@ enum DatabaseCommands {
             try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
             defer { database.close() }
-            // One step inside one read transaction keeps the copy consistent, so there is no page count to show
-            // as it goes; the summary gives the size and the time taken.
-            let started = Date()
-            invocation.terminal?.status("backing up \(absolute(path)) …", false)
-            try mapErrors { try database.backup(to: destination) }
-            let seconds = Date().timeIntervalSince(started)
-            let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
-            invocation.terminal?.status(String(format: "backed up %d bytes in %.1fs", size, seconds), true)
+            // Pages copied of pages in all, with rate and time left, on a terminal; the steps share one snapshot.
+            var progress: Progress?
+            try mapErrors {
+                try database.backup(to: destination) { copied, total in
+                    if progress == nil { progress = invocation.progress("backing up \(absolute(path)): pages", total: total) }
+                    progress?.advance(by: copied - (progress?.done ?? 0))
+                }
+            }
+            progress?.finish()
             let copy = try mapErrors { try Database(path: destination, readers: 1) }
             defer { copy.close() }
             let integrity = try mapErrors { try copy.integrityCheck() }

@@ -5,16 +5,19 @@ import Glibc
 extension Database {
     /// Writes a consistent copy of the database to `destination` with SQLite's online backup API.
     ///
-    /// The copy is taken in one step from a reader, so it is a single snapshot and writers keep
-    /// going meanwhile (WAL). It is written to a temporary file beside `destination` and renamed
-    /// into place, so a failed backup never leaves a half-written file under the final name.
-    public func backup(to destination: String) throws {
+    /// The copy is taken from a reader inside one read transaction, so it is a single snapshot
+    /// and writers keep going meanwhile (WAL); it goes in steps of `pagesPerStep`, reporting
+    /// (pages copied, pages in all) after each, so a long backup can show its progress. It is
+    /// written to a temporary file beside `destination` and renamed into place, so a failed backup
+    /// never leaves a half-written file under the final name.
+    public func backup(to destination: String, pagesPerStep: Int32 = 1024,
+                       progress: (_ copied: Int, _ total: Int) -> Void = { _, _ in }) throws {
         let temporary = destination + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
         removeDatabaseFiles(temporary)
         do {
             try withReader { source in
                 let sourceHandle = try source.openHandle("backup")
-                try Self.copy(from: sourceHandle, to: temporary)
+                try Self.copy(from: sourceHandle, to: temporary, pagesPerStep: pagesPerStep, progress: progress)
             }
             // Stale -wal/-shm beside an older backup would be replayed into the new file.
             removeDatabaseFiles(destination, keepMain: true)
@@ -28,7 +31,8 @@ extension Database {
         }
     }
 
-    private static func copy(from source: OpaquePointer, to path: String) throws {
+    private static func copy(from source: OpaquePointer, to path: String, pagesPerStep: Int32,
+                             progress: (Int, Int) -> Void) throws {
         var destination: OpaquePointer?
         let openResult = sqlite3_open_v2(path, &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
         defer { sqlite3_close_v2(destination) }
@@ -39,8 +43,16 @@ extension Database {
         guard let backup = sqlite3_backup_init(destination, "main", source, "main") else {
             throw SQLiteError(resultCode: sqlite3_extended_errcode(destination), db: destination, sql: "backup to \(path)")
         }
-        // -1: all pages in one step, inside one read transaction on the source.
-        let stepResult = sqlite3_backup_step(backup, -1)
+        // The explicit read transaction pins one snapshot across the steps (without it, a write
+        // between steps would restart the copy).
+        let began = sqlite3_exec(source, "BEGIN; SELECT count(*) FROM sqlite_schema;", nil, nil, nil)
+        defer { if began == SQLITE_OK { sqlite3_exec(source, "COMMIT", nil, nil, nil) } }
+        var stepResult: Int32
+        repeat {
+            stepResult = sqlite3_backup_step(backup, pagesPerStep)
+            let total = Int(sqlite3_backup_pagecount(backup))
+            progress(total - Int(sqlite3_backup_remaining(backup)), total)
+        } while stepResult == SQLITE_OK
         let finishResult = sqlite3_backup_finish(backup)
         guard stepResult == SQLITE_DONE else {
             throw SQLiteError(resultCode: stepResult, db: destination, sql: "backup to \(path)")
