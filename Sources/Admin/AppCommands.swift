@@ -98,28 +98,45 @@ enum AppCommands {
     static let update = Command(
         ["apps", "update"],
         summary: "Change some settings of an application; the daemon uses them at once.",
-        usage: "apps update CLIENT_ID [--name NAME] " + settingsUsage,
+        usage: "apps update CLIENT_ID [--name NAME] [--connections NAME,…] " + settingsUsage,
         details: """
             Only the settings given change. A list flag replaces the whole list (--callbacks "" clears it); an
             empty --apple-team-id, --bundle-id or --android-package removes the value. The result is validated as
             for `apps create`, against the application's type (which cannot change). The type and the secret are
             never changed here: see `apps rotate-secret`. With --json prints the application as `apps show` does.
+            --connections NAME,… sets the upstream connections its login page offers, in that order
+            (--connections "" offers none; see `idp-admin connections`).
 
             """ + settingsDetails,
-        valueFlags: settingFlags,
+        valueFlags: settingFlags + ["--connections"],
         positionals: 1...1,
         run: { invocation in
             let clientID = invocation.arguments.positionals[0]
             let store = try invocation.store()
             let clients = SQLiteClientStore(store: store)
             var client = try existingClient(clientID, in: clients)
-            let changed = try AppSettings.apply(invocation.arguments, to: &client, creating: false, warnings: &invocation.warnings)
+            var changed = try AppSettings.apply(invocation.arguments, to: &client, creating: false, warnings: &invocation.warnings)
+            var enabled: [String]?
+            if let names = invocation.arguments.value("--connections") {
+                let list = ConnectionCommands.commaList(names)
+                let connections = try ConnectionCommands.store(invocation, store)
+                do {
+                    try connections.setEnabled(list, clientID: clientID)
+                } catch StorageError.notFound(let what) {
+                    throw AdminError.failed("\(what) does not exist (see `idp-admin connections list`)")
+                } catch {
+                    throw AdminError.failed("\(error)")
+                }
+                enabled = list
+                changed.append("connections")
+            }
             guard !changed.isEmpty else { throw AdminError.usage("nothing to change: give at least one setting flag") }
             invocation.warnings += try AppSettings.conflicts(client, among: clients)
             client.updatedAt = wholeSeconds(Date())
             try storageFailures { () throws(StorageError) in try clients.update(client) }
             try invocation.audit("apps.updated", clientID: clientID, details: ["changed": changed.joined(separator: ",")])
-            let json = settings(client)
+            var json = settings(client)
+            if let enabled { json["connections"] = enabled }
             return Output(json: json, text: "updated \(changed.joined(separator: ", ")) of \(clientID)\n\n" + describe(json))
         })
 

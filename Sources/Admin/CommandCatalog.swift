@@ -2,5 +2,5 @@
 enum CommandCatalog {
     static let all: [Command] = [ConfigCommands.check] + KeyCommands.all + AppCommands.all + [TestCallbackCommand.command]
         + APICommands.all + UserCommands.all + SessionCommands.all + AuditCommands.all + DatabaseCommands.all + DatabaseMaintenanceCommands.all
-        + EmailCommands.all + [DoctorCommand.doctor]
+        + EmailCommands.all + ConnectionCommands.all + [DoctorCommand.doctor]
 }

@@ -110,9 +110,16 @@ enum UserCommands {
             let store = try invocation.store()
             let user = try existingUser(invocation.arguments.positionals[0], in: SQLiteUserStore(store: store))
             let locks = try activeLocks(of: user, in: store)
+            let identities = try storageFailures { () throws(StorageError) in try SQLiteIdentityStore(store: store).list(userID: user.userID) }
             var json = details(user)
             json["sign_in_locks"] = locks.map(\.json)
+            json["connection"] = user.connection ?? "database"
+            json["identities"] = identities.map { ["connection": $0.connection, "user_id": $0.subject,
+                                                    "linked_at": ISO8601DateFormatter().string(from: $0.createdAt)] }
             var text = describeDetails(user)
+            text += "\nconnection: \(user.connection ?? "database")"
+            text += identities.isEmpty ? "\nidentities: none"
+                : "\nidentities:\n" + identities.map { "  \($0.connection) \($0.subject)" }.joined(separator: "\n")
             text += locks.isEmpty ? "\nsign-in locks: none" : "\nsign-in locks:\n" + locks.map { "  " + $0.text }.joined(separator: "\n")
             return Output(json: json, text: text)
         })

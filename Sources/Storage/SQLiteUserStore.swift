@@ -2,7 +2,9 @@ import FoundationEssentials
 import Model
 import SQLite
 
-/// Users in SQLite; `email_key` (the lower-cased email) makes emails unique regardless of case.
+/// Users in SQLite; `email_key` (the lower-cased email, prefixed by an upstream connection's name for
+/// its users) makes emails unique within a connection regardless of case; `find(email:)` looks in the
+/// database connection only.
 public struct SQLiteUserStore: UserStore {
     let database: Database
 
@@ -14,8 +16,8 @@ public struct SQLiteUserStore: UserStore {
                 _ = try connection.run(
                     """
                     INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
-                        nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at, user_metadata)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                        nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at, user_metadata, connection, email_lookup)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
                     """, Self.columns(user))
             }
         }
@@ -45,7 +47,7 @@ public struct SQLiteUserStore: UserStore {
             try database.read { connection in
                 try connection.query(
                     """
-                    SELECT * FROM users WHERE (?1 IS NULL OR instr(email_key, ?1) > 0)
+                    SELECT * FROM users WHERE (?1 IS NULL OR instr(email_lookup, ?1) > 0)
                         AND (?3 IS NULL OR (created_at, user_id) > (SELECT created_at, user_id FROM users WHERE user_id = ?3))
                     ORDER BY created_at, user_id LIMIT ?2
                     """,
@@ -61,7 +63,7 @@ public struct SQLiteUserStore: UserStore {
                     """
                     UPDATE users SET email = ?2, email_key = ?3, email_verified = ?4, password_hash = ?5, name = ?6,
                         given_name = ?7, family_name = ?8, nickname = ?9, picture = ?10, blocked = ?11, logins_count = ?12,
-                        last_login_at = ?13, created_at = ?14, updated_at = ?15, user_metadata = ?16
+                        last_login_at = ?13, created_at = ?14, updated_at = ?15, user_metadata = ?16, connection = ?17, email_lookup = ?18
                     WHERE user_id = ?1
                     """, Self.columns(user))
                 guard changed == 1 else { throw StorageError.notFound("user \(user.userID)") }
@@ -145,12 +147,23 @@ public struct SQLiteUserStore: UserStore {
         }
     }
 
+    /// Inserts a user inside the caller's transaction.
+    static func insert(_ user: User, on connection: Connection) throws {
+        _ = try connection.run(
+            """
+            INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
+                nickname, picture, blocked, logins_count, last_login_at, created_at, updated_at, user_metadata, connection, email_lookup)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+            """, columns(user))
+    }
+
     private static func columns(_ user: User) -> [SQLValue] {
-        [.text(user.userID), .text(user.email), .text(User.emailKey(user.email)), SQLValue(flag: user.emailVerified),
+        [.text(user.userID), .text(user.email), .text(user.emailKey), SQLValue(flag: user.emailVerified),
          SQLValue(optional: user.passwordHash), SQLValue(optional: user.name), SQLValue(optional: user.givenName),
          SQLValue(optional: user.familyName), SQLValue(optional: user.nickname), SQLValue(optional: user.picture),
          SQLValue(flag: user.blocked), .integer(Int64(user.loginsCount)), SQLValue(optionalDate: user.lastLoginAt),
-         SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt), .text(StringMapJSON.encode(user.userMetadata))]
+         SQLValue(date: user.createdAt), SQLValue(date: user.updatedAt), .text(StringMapJSON.encode(user.userMetadata)),
+         SQLValue(optional: user.connection), .text(User.emailKey(user.email))]
     }
 
     /// The user by id, inside the caller's transaction.
@@ -158,7 +171,7 @@ public struct SQLiteUserStore: UserStore {
         try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(user)
     }
 
-    private static func user(_ row: Row) throws -> User {
+    static func user(_ row: Row) throws -> User {
         User(userID: try row.string("user_id"), email: try row.string("email"), emailVerified: try row.flag("email_verified"),
              passwordHash: try row.optionalString("password_hash"), name: try row.optionalString("name"),
              givenName: try row.optionalString("given_name"), familyName: try row.optionalString("family_name"),
@@ -166,6 +179,6 @@ public struct SQLiteUserStore: UserStore {
              blocked: try row.flag("blocked"), loginsCount: try row.int("logins_count"),
              lastLoginAt: try row.optionalDate("last_login_at"),
              userMetadata: StringMapJSON.decode(try row.string("user_metadata")) ?? [:], createdAt: try row.date("created_at"),
-             updatedAt: try row.date("updated_at"))
+             updatedAt: try row.date("updated_at"), connection: try row.optionalString("connection"))
     }
 }

@@ -186,7 +186,8 @@ import TestSupport
         let userID = try admin.createUser("show@example.com")
         let json = try admin.json(["users", "show", userID])
         #expect(Set(json.keys) == ["user_id", "email", "email_verified", "name", "given_name", "family_name", "nickname", "picture",
-                                   "created_at", "updated_at", "blocked", "logins_count", "last_login_at", "has_password", "sign_in_locks"])
+                                   "created_at", "updated_at", "blocked", "logins_count", "last_login_at", "has_password", "sign_in_locks",
+                                   "connection", "identities"])
         let text = admin.run(["users", "show", userID]).standardOutput
         #expect(text.contains("blocked:") && !text.contains("$scrypt$"))
     }

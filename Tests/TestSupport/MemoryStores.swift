@@ -95,7 +95,7 @@ public final class MemoryUserStore: UserStore, @unchecked Sendable {
     public func create(_ user: User) throws(StorageError) {
         try database.locked { () throws(StorageError) in
             guard database.users[user.userID] == nil else { throw .alreadyExists("user \(user.userID)") }
-            guard !database.users.values.contains(where: { User.emailKey($0.email) == User.emailKey(user.email) }) else {
+            guard !database.users.values.contains(where: { $0.emailKey == user.emailKey }) else {
                 throw .alreadyExists("user with email \(user.email)")
             }
             database.users[user.userID] = user
@@ -107,13 +107,13 @@ public final class MemoryUserStore: UserStore, @unchecked Sendable {
     }
 
     public func find(email: String) throws(StorageError) -> User? {
-        try database.locked { database.users.values.first { User.emailKey($0.email) == User.emailKey(email) } }
+        try database.locked { database.users.values.first { $0.connection == nil && $0.emailKey == User.emailKey(email) } }
     }
 
     public func update(_ user: User) throws(StorageError) {
         try database.locked { () throws(StorageError) in
             guard database.users[user.userID] != nil else { throw .notFound("user \(user.userID)") }
-            guard !database.users.values.contains(where: { $0.userID != user.userID && User.emailKey($0.email) == User.emailKey(user.email) }) else {
+            guard !database.users.values.contains(where: { $0.userID != user.userID && $0.emailKey == user.emailKey }) else {
                 throw .alreadyExists("user with email \(user.email)")
             }
             database.users[user.userID] = user
