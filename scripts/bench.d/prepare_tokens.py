@@ -59,14 +59,14 @@ def code_from(response):
 
 apps = {alg: admin("apps", "create", "--name", f"bench {alg}", "--type", "native", "--callbacks", callback,
                    "--id-token-alg", alg, "--refresh-reuse-interval", "0")["client_id"] for alg in ("RS256", "ES256")}
-admin("users", "create", "--email", "bench@example.com", "--password-stdin", stdin="bench password 123\n")
+admin("users", "create", "--email", "bench@example.com", "--password-stdin", stdin="Bench password 123\n")
 browser = requests.Session()
 browser.trust_env = False
 verifier, challenge = pkce()
 page = browser.get(authorize_url(apps["RS256"], challenge))
 form = Form()
 form.feed(page.text)
-posted = browser.post(base + "login", data={**form.fields, "email": "bench@example.com", "password": "bench password 123",
+posted = browser.post(base + "login", data={**form.fields, "email": "bench@example.com", "password": "Bench password 123",
                                             "action": "login"}, allow_redirects=False)
 resumed = browser.get(posted.headers["Location"], allow_redirects=False)
 assert resumed.status_code == 302, resumed.text
