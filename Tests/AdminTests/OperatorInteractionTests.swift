@@ -60,6 +60,18 @@ import TestSupport
         #expect(quiet.standardError.isEmpty && quiet.standardOutput.contains("skipped 30"))
     }
 
+    @Test func backupShowsPagesOnATerminal() throws {
+        let admin = try AdminHarness("backup-progress")
+        for _ in 0..<3 { _ = try admin.createApp() }
+        let shown = ScriptedTerminal(answer: "")
+        let result = admin.run(["db", "backup", admin.directory.file("copy.sqlite3")], terminal: shown.terminal)
+        #expect(result.status == 0, "\(result.standardError)")
+        let last = try #require(shown.statusLines.withLock { $0 }.last)
+        #expect(last.contains(": pages ") && last.contains("(100%)"), "\(last)")
+        let quiet = admin.run(["db", "backup", admin.directory.file("copy2.sqlite3")])
+        #expect(quiet.status == 0 && quiet.standardError.isEmpty)
+    }
+
     @Test func progressLineHasCountRateAndTimeLeft() {
         let lines = Mutex<[String]>([])
         let terminal = Terminal(ask: { _ in nil }, status: { line, _ in lines.withLock { $0.append(line) } })
