@@ -155,6 +155,9 @@ public final class Connection: @unchecked Sendable {
     /// Number of cached prepared statements.
     public var cachedStatementCount: Int { cache.count }
 
+    /// The SQL texts of the cached statements: what this connection has run lately (plan checks in tests).
+    public var cachedStatementTexts: [String] { Array(cache.keys) }
+
     func openHandle(_ sql: String?) throws -> OpaquePointer {
         guard let handle else { throw SQLiteError.misuse("connection to \(path) is closed", sql: sql) }
         return handle

@@ -139,6 +139,15 @@ public final class Database: Sendable {
         try readers.withReader(body)
     }
 
+    /// Every SQL text the writer and the idle readers have cached: the statements a workload ran,
+    /// for tests that check each one's query plan.
+    public func cachedStatementTexts() -> Set<String> {
+        var texts = Set<String>()
+        writer.withLock { connection in connection.map { texts.formUnion($0.cachedStatementTexts) } }
+        readers.forEachIdle { texts.formUnion($0.cachedStatementTexts) }
+        return texts
+    }
+
     /// Copies the WAL back into the database file; `truncate` also empties the `-wal` file,
     /// waiting (up to the busy timeout) for readers of older snapshots to finish.
     public func checkpoint(truncate: Bool = true) throws {

@@ -39,6 +39,13 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on every idle reader in turn, holding the pool meanwhile (tests).
+    func forEachIdle(_ body: (Connection) -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        idle.forEach(body)
+    }
+
     /// Closes idle readers now and busy ones when they come back; wakes every waiter.
     func close() {
         condition.lock()

@@ -77,9 +77,15 @@ public struct AuditStore: Sendable {
     public func tail(limit: Int, userID: String? = nil) throws(StorageError) -> [AuditEvent] {
         try mapStorageErrors {
             try database.read { connection in
-                let rows = try connection.query(
-                    "SELECT * FROM (SELECT * FROM audit_events WHERE (?1 IS NULL OR user_id = ?1) ORDER BY id DESC LIMIT ?2) ORDER BY id",
-                    [SQLValue(optional: userID), .integer(Int64(limit))])
+                // Two texts rather than `?1 IS NULL OR user_id = ?1`, which SQLite cannot answer from the index.
+                let rows = if let userID {
+                    try connection.query(
+                        "SELECT * FROM (SELECT * FROM audit_events WHERE user_id = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
+                        [.text(userID), .integer(Int64(limit))])
+                } else {
+                    // Newest first from the end of the primary key, turned around here: no sort.
+                    try connection.query("SELECT * FROM audit_events ORDER BY id DESC LIMIT ?1", [.integer(Int64(limit))]).reversed().map { $0 }
+                }
                 return try rows.map(Self.event)
             }
         }
@@ -89,9 +95,13 @@ public struct AuditStore: Sendable {
     public func events(after id: Int64, userID: String? = nil, limit: Int = 1000) throws(StorageError) -> [AuditEvent] {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.query(
-                    "SELECT * FROM audit_events WHERE id > ?1 AND (?2 IS NULL OR user_id = ?2) ORDER BY id LIMIT ?3",
-                    [.integer(id), SQLValue(optional: userID), .integer(Int64(limit))]).map(Self.event)
+                let rows = if let userID {
+                    try connection.query("SELECT * FROM audit_events WHERE user_id = ?2 AND id > ?1 ORDER BY id LIMIT ?3",
+                                         [.integer(id), .text(userID), .integer(Int64(limit))])
+                } else {
+                    try connection.query("SELECT * FROM audit_events WHERE id > ?1 ORDER BY id LIMIT ?2", [.integer(id), .integer(Int64(limit))])
+                }
+                return try rows.map(Self.event)
             }
         }
     }

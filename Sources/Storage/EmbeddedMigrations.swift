@@ -490,5 +490,28 @@ CREATE INDEX identities_by_user ON identities (user_id);
 """#,
             checksum: "d9814a74fb8728fcfb6d2699eeca72309e243ef88d7c1764c9e2bb4f35394db5"
         ),
+        Migration(
+            version: 12,
+            name: "hot_path_indexes",
+            sql: #"""
+-- 0012_hot_path_indexes: operations that read every row at a million users (README "Tests and
+-- benchmarks", the plan check in StorageTests/QueryPlanTests).
+
+-- `idp-admin users list` pages in creation order: an index walk, not a sort of every user.
+CREATE INDEX users_by_creation ON users (created_at, user_id);
+
+-- The live-sessions gauge counts the live sessions only, from a small covering index.
+CREATE INDEX sessions_live_by_expiry ON sessions (expires_at) WHERE ended_at IS NULL;
+
+-- Deleting or revoking a user finds their pending codes by user, not by reading every code (the
+-- foreign key's cascade included).
+CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+
+-- Deleting a user forgets the deleted users' tokens that expired by a range of this index.
+CREATE INDEX deleted_user_refresh_tokens_by_expiry ON deleted_user_refresh_tokens (expires_at);
+
+"""#,
+            checksum: "8e8029c6682e646193d8cf3a78d7bfba3a078a45e9fb076bd6cca1fc3ad82f19"
+        ),
     ]
 }

@@ -45,13 +45,27 @@ public struct SQLiteUserStore: UserStore {
     public func list(emailContaining: String? = nil, after: String? = nil, limit: Int = 100) throws(StorageError) -> [User] {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.query(
-                    """
-                    SELECT * FROM users WHERE (?1 IS NULL OR instr(email_lookup, ?1) > 0)
-                        AND (?3 IS NULL OR (created_at, user_id) > (SELECT created_at, user_id FROM users WHERE user_id = ?3))
-                    ORDER BY created_at, user_id LIMIT ?2
-                    """,
-                    [SQLValue(optional: emailContaining.map(User.emailKey)), .integer(Int64(limit)), SQLValue(optional: after)]).map(Self.user)
+                // Without a filter a page is an index walk (users_by_creation) from the cursor; a substring
+                // filter has to look at every email and stops once the page is full.
+                let rows = switch (emailContaining, after) {
+                case (nil, nil):
+                    try connection.query("SELECT * FROM users ORDER BY created_at, user_id LIMIT ?1", [.integer(Int64(limit))])
+                case (nil, let after?):
+                    try connection.query(
+                        """
+                        SELECT * FROM users WHERE (created_at, user_id) > (SELECT created_at, user_id FROM users WHERE user_id = ?2)
+                        ORDER BY created_at, user_id LIMIT ?1
+                        """, [.integer(Int64(limit)), .text(after)])
+                default:
+                    try connection.query(
+                        """
+                        SELECT * FROM users WHERE (?1 IS NULL OR instr(email_lookup, ?1) > 0)
+                            AND (?3 IS NULL OR (created_at, user_id) > (SELECT created_at, user_id FROM users WHERE user_id = ?3))
+                        ORDER BY created_at, user_id LIMIT ?2
+                        """,
+                        [SQLValue(optional: emailContaining.map(User.emailKey)), .integer(Int64(limit)), SQLValue(optional: after)])
+                }
+                return try rows.map(Self.user)
             }
         }
     }
@@ -133,16 +147,17 @@ public struct SQLiteUserStore: UserStore {
                 // forget those that would have expired anyway.
                 let now = Int64(Date().timeIntervalSince1970)
                 _ = try connection.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
+                // Through the user's grants (an index range each), never a pass over every refresh token.
                 _ = try connection.run(
                     """
                     INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
-                    SELECT token_hash, expires_at FROM refresh_tokens WHERE user_id = ?1 AND expires_at > ?2
+                    SELECT token_hash, expires_at FROM refresh_tokens
+                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
                     """, [.text(userID), .integer(now)])
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
                 }
-                // refresh_tokens.user_id has no foreign key; the user's tokens went with their grants.
-                _ = try connection.run("DELETE FROM refresh_tokens WHERE user_id = ?", [.text(userID)])
+                // The user's refresh tokens go with their grants (foreign keys cascade, family by family).
             }
         }
     }
