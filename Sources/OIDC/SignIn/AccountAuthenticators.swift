@@ -25,7 +25,7 @@ public enum LoginMessages {
     public static func weakPassword(_ policy: PasswordPolicy) -> String { "error.weak_password." + policy.rawValue }
 
     /// The page message for a refusal of `SelfService`, and the field it is about.
-    static func forRefusal(_ error: AccountError, policy: PasswordPolicy) -> (key: String, field: String?) {
+    public static func forRefusal(_ error: AccountError, policy: PasswordPolicy) -> (key: String, field: String?) {
         switch (error.code, error.name) {
         case ("invalid_password", "PasswordHistoryError"): (reusedPassword, "password")
         case ("invalid_password", _): (weakPassword(policy), "password")

@@ -12,8 +12,12 @@ struct AccountLinkPages: Sendable {
     func resetForm(_ request: HTTPRequest) -> HTTPResponse {
         let t = language(request)
         let ticket = Self.ticket(request) ?? ""
-        guard let email = try? selfService.resetLinkEmail(ticket) else { return expired(t) }
-        return resetPage(t, ticket: ticket, email: email, error: nil, status: 200)
+        do throws(AccountError) {
+            guard let email = try selfService.resetLinkEmail(ticket) else { return expired(t) }
+            return resetPage(t, ticket: ticket, email: email, error: nil, status: 200)
+        } catch {
+            return message(t, title: "link_page.expired_title", text: "error.unavailable", status: error.status)
+        }
     }
 
     func resetSubmit(_ request: HTTPRequest) -> HTTPResponse {
@@ -28,9 +32,8 @@ struct AccountLinkPages: Sendable {
         } catch {
             if error.code == "invalid_grant" { return expired(t) }
             if error.status >= 500 { return message(t, title: "link_page.expired_title", text: "error.unavailable", status: error.status) }
-            let email = (try? selfService.resetLinkEmail(ticket)) ?? nil
-            guard let email else { return expired(t) }
-            let key = LoginMessagesForLinks.key(error, policy: selfService.passwords.policy)
+            guard let email = (try? selfService.resetLinkEmail(ticket)) ?? nil else { return expired(t) }
+            let key = LoginMessages.forRefusal(error, policy: selfService.passwords.policy).key
             return resetPage(t, ticket: ticket, email: email, error: key, status: error.status)
         }
     }
@@ -106,18 +109,5 @@ struct AccountLinkPages: Sendable {
     private static func form(_ request: HTTPRequest) -> [String: String] {
         guard let text = String(validating: request.body, as: UTF8.self), let pairs = try? FormCodec.decode(text) else { return [:] }
         return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
-    }
-}
-
-/// The page message keys of `LoginMessages`, for refusals outside a sign-in.
-enum LoginMessagesForLinks {
-    static func key(_ error: AccountError, policy: PasswordPolicy) -> String {
-        switch (error.code, error.name) {
-        case ("invalid_password", "PasswordHistoryError"): LoginMessages.reusedPassword
-        case ("invalid_password", _): LoginMessages.weakPassword(policy)
-        case ("password_leaked", _): LoginMessages.leakedPassword
-        case ("too_many_attempts", _): LoginMessages.tooManyRequests
-        default: LoginMessages.unavailable
-        }
     }
 }
