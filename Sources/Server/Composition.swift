@@ -61,6 +61,9 @@ struct Composition: Sendable {
                                 auditRecorder: AuditRecorder(store: AuditStore(store: store), logger: logger),
                                 metrics: metrics, cookies: cookies, clients: clients)
         services.pageText = PageText(overrides: settings.localesDir)
+        if let directory = settings.localesDir, (try? FileManager.default.contentsOfDirectory(atPath: directory)) == nil {
+            logger.warning("locales_dir_unreadable", ["path": .string(directory)])
+        }
         self.services = services
         self.keyRing = keyRing
         self.grants = grants
