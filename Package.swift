@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto", "Logging"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
-        .target(name: "Server", dependencies: ["HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
+        .target(name: "Server", dependencies: ["CCurl", "HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
         .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging", "OIDC", "Mail"]),
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),

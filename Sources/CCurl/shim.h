@@ -1,4 +1,5 @@
-// libcurl, for SMTP delivery (Sources/Mail). curl_easy_setopt and curl_easy_getinfo are
+// libcurl, for SMTP delivery (Sources/Mail) and HTTPS towards upstream providers
+// (Sources/Server/Upstream). curl_easy_setopt and curl_easy_getinfo are
 // variadic, which Swift cannot call: each argument type gets a typed inline wrapper.
 #include <curl/curl.h>
 
@@ -19,10 +20,16 @@ static inline CURLcode gh_curl_set_list(CURL *handle, CURLoption option, struct 
 }
 
 typedef size_t (*gh_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef size_t (*gh_curl_write_callback)(char *data, size_t size, size_t count, void *context);
 typedef int (*gh_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode gh_curl_set_read_function(CURL *handle, gh_curl_read_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
+
+// For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, which share one signature.
+static inline CURLcode gh_curl_set_write_function(CURL *handle, CURLoption option, gh_curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
 }
 
 static inline CURLcode gh_curl_set_progress_function(CURL *handle, gh_curl_progress_callback callback) {
