@@ -150,7 +150,13 @@ enum DoctorCommand {
         }
         if settings.emailDelivery != nil, let store = try? Store(path: databasePath, readers: 1) {
             defer { store.close() }
-            let entries = (try? SQLiteMailOutbox(store: store, key: [UInt8](repeating: 0, count: 32)).list(limit: 1000, statuses: [.failed, .pending, .sending])) ?? []
+            let entries: [OutboxEntry]
+            do {
+                entries = try SQLiteMailOutbox.list(in: store, limit: 1000, statuses: [.failed, .pending, .sending])
+            } catch {
+                add("email_queue", .fail, "cannot read the mail queue: \(error)")
+                return checks + remoteChecks(invocation, settings)
+            }
             let failed = entries.filter { $0.status == .failed }
             let late = entries.filter { $0.status != .failed && $0.attempts > 0 }
             if let latest = failed.first {

@@ -98,10 +98,9 @@ enum EmailCommands {
                 }
                 statuses = chosen == .pending ? [.pending, .sending] : [chosen]
             }
-            // Listing needs no key: nothing sealed is read.
             let entries: [OutboxEntry]
             do {
-                entries = try SQLiteMailOutbox(store: store, key: [UInt8](repeating: 0, count: 32)).list(limit: limit, statuses: statuses)
+                entries = try SQLiteMailOutbox.list(in: store, limit: limit, statuses: statuses)
             } catch {
                 throw AdminError.failed("cannot read the mail queue: \(error)")
             }

@@ -395,10 +395,8 @@ enum UserCommands {
             """
     }
 
-    /// `auth0|` and 24 random hex digits: Auth0's user id shape, used as the `sub` claim.
-    static func newUserID() -> String {
-        "auth0|" + Random.bytes(12).map { String(format: "%02x", $0) }.joined()
-    }
+    /// Auth0's user id shape, as signup makes it (`SelfService.newUserID`).
+    static func newUserID() -> String { SelfService.newUserID() }
 
     /// Removes exactly one trailing `\n` or `\r\n` (what `echo` or a heredoc adds), nothing else.
     static func stripOneNewline(_ text: String) -> String {

@@ -153,6 +153,16 @@ public struct SQLiteMailOutbox: MailQueue {
 
     /// The newest `limit` entries, newest first; `statuses` narrows them.
     public func list(limit: Int, statuses: Set<OutboxEntry.Status> = [.pending, .sending, .sent, .failed]) throws(StorageError) -> [OutboxEntry] {
+        try Self.list(in: database, limit: limit, statuses: statuses)
+    }
+
+    /// The listing needs no key (nothing sealed is read): for `idp-admin email queue` and `doctor`.
+    public static func list(in store: Store, limit: Int,
+                            statuses: Set<OutboxEntry.Status> = [.pending, .sending, .sent, .failed]) throws(StorageError) -> [OutboxEntry] {
+        try list(in: store.database, limit: limit, statuses: statuses)
+    }
+
+    private static func list(in database: Database, limit: Int, statuses: Set<OutboxEntry.Status>) throws(StorageError) -> [OutboxEntry] {
         let names = statuses.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
         return try mapStorageErrors {
             try database.read { connection in

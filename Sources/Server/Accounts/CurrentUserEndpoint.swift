@@ -37,20 +37,18 @@ struct CurrentUserEndpoint: Sendable {
             if let detail = error.detail {
                 services.logger.info("management_api_refused", ["request_id": .string(request.requestID), "detail": .string(detail)])
             }
-            var response = HTTPResponse.json((try? JSONValue.object([
+            var response = AccountJSON.success([
                 "statusCode": .integer(Int64(error.status)), "error": .string(error.error), "message": .string(error.message),
                 "errorCode": .string(error.errorCode),
-            ]).jsonBytes()) ?? [], status: error.status)
+            ], status: error.status)
             if error.status == 401 { response.headers.set("WWW-Authenticate", "Bearer error=\"invalid_token\"") }
-            SecurityHeaders.noStore(&response)
             ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
             return response
         }
     }
 
     private func respond(_ object: [String: JSONValue], request: HTTPRequest, clientID: String?) -> HTTPResponse {
-        var response = HTTPResponse.json((try? JSONValue.object(object).jsonBytes()) ?? [])
-        SecurityHeaders.noStore(&response)
+        var response = AccountJSON.success(object)
         ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
         return response
     }
