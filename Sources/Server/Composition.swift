@@ -112,6 +112,9 @@ struct Composition: Sendable {
                               sessionLifetime: TimeInterval(settings.sessionLifetime.components.seconds))
         flow.deviceLabel = { ClientInfo.label($0) }
         flow.selfService = selfService
+        flow.databaseConnection = settings.connectionName
+        flow.upstream = Self.upstreamAuthenticator(settings: settings, store: store, users: users, keyRing: keyRing, clock: clock)
+        flow.upstreamSeal = UpstreamStateSeal(key: keyRing.derivedKey(purpose: "gatehouse upstream sign-in seal v1"))
         self.flow = flow
 
         let refreshTokens = RefreshTokens(store: SQLiteRefreshTokenStore(store: store),
@@ -153,6 +156,20 @@ struct Composition: Sendable {
         service.pause = { OSThread.sleep(for: $0) }
         return service
     }
+    /// Sign-in through upstream connections (README "Upstream connections"): libcurl towards the
+    /// providers, their keys and discovery documents cached in memory.
+    static func upstreamAuthenticator(settings: Settings, store: Store, users: any UserStore, keyRing: KeyRing,
+                                      clock: any Clock) -> UpstreamAuthenticator {
+        let fetcher = CurlUpstreamFetcher()
+        let stores = UpstreamAuthenticator.Stores(
+            connections: SQLiteConnectionStore(store: store, key: keyRing.derivedKey(purpose: ConnectionSecretKey.purpose)),
+            identities: SQLiteIdentityStore(store: store), users: users)
+        return UpstreamAuthenticator(stores: stores, endpoints: UpstreamEndpointResolver(fetcher: fetcher),
+                                     verifier: UpstreamIDTokenVerifier(keys: UpstreamKeyCache(fetcher: fetcher)),
+                                     redemption: UpstreamCodeRedemption(fetcher: fetcher, secrets: StoredUpstreamSecrets()),
+                                     callbackURL: settings.issuer.endpoint(UpstreamAuthenticator.callbackPath), clock: clock)
+    }
+
     /// The derivation label of the mail outbox's seal key; `idp-admin email test --queue` uses the same.
     static let mailSealPurpose = MailOutboxKey.purpose
 

@@ -61,6 +61,10 @@ struct Routes {
         router.add("POST", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
         router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, flow: parts.flow).handle)
         router.add("GET", SignInFlow.resumePath, execution: .worker, ResumeEndpoint(services: services, flow: parts.flow).handle)
+        // An upstream provider's answer: a redirect (GET) or Apple's form_post (POST).
+        let callback = UpstreamCallbackEndpoint(services: services, flow: parts.flow)
+        router.add("GET", UpstreamAuthenticator.callbackPath, execution: .worker, callback.handle)
+        router.add("POST", UpstreamAuthenticator.callbackPath, execution: .worker, callback.handle)
         router.add("POST", DiscoveryDocument.Path.token, execution: .worker, TokenHTTPEndpoint(services: services, endpoint: parts.tokens).handle)
         let userinfo = UserinfoEndpoint(services: services, keyRing: parts.keyRing, opaqueTokens: parts.opaqueTokens, grants: parts.grants, users: parts.users,
                                         holders: parts.grantHolders)

@@ -17,11 +17,12 @@ final class CountingRandom: RandomSource, @unchecked Sendable {
     }
 }
 
-/// An authenticator for the seam itself: answers `action=upstream` with a fixed redirect.
+/// An authenticator for the seam itself: answers `action=upstream` with a fixed provider URL.
 struct UpstreamStub: Authenticator {
     var actions: Set<String> { ["upstream"] }
     func authenticate(_ submission: LoginSubmission, context: inout RequestContext) throws(OAuthError) -> Authentication {
-        .redirect("https://upstream.example.com/authorize?client=\(submission.client.clientID)")
+        .upstream(UpstreamRedirect(url: "https://upstream.example.com/authorize?client=\(submission.client.clientID)", state: "s",
+                                   nonce: "n", codeVerifier: "v", connection: "corp"))
     }
 }
 
@@ -46,11 +47,13 @@ final class SignInFlowHarness: @unchecked Sendable {
         let credentials = CredentialCheck(users: users, throttle: LoginThrottle(store: throttle, clock: clock))
         let authorizer = Authorizer(issuer: Fixture.issuer, clients: clients, clock: clock, hintKeys: TestSigner.keys,
                                     apis: MemoryAPIStore([Self.api]))
-        return SignInFlow(issuer: Fixture.issuer, authorizer: authorizer,
-                          stores: .init(clients: clients, users: users, sessions: sessions, transactions: transactions, codes: codes,
-                                        signIns: signIns),
-                          authenticators: [PasswordAuthenticator(credentials: credentials), UpstreamStub()], clock: clock,
-                          random: random, seal: Self.seal, sessionLifetime: 86_400)
+        var flow = SignInFlow(issuer: Fixture.issuer, authorizer: authorizer,
+                              stores: .init(clients: clients, users: users, sessions: sessions, transactions: transactions, codes: codes,
+                                            signIns: signIns),
+                              authenticators: [PasswordAuthenticator(credentials: credentials), UpstreamStub()], clock: clock,
+                              random: random, seal: Self.seal, sessionLifetime: 86_400)
+        flow.upstreamSeal = UpstreamStateSeal(key: Array(repeating: 10, count: 32))
+        return flow
     }()
 
     init() throws {

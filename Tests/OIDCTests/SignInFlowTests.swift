@@ -66,6 +66,7 @@ struct SignInFlowDecisionTests {
         case .errorRedirect(let target, let error): target.state == "state-123" ? .redirect(error.code) : .page(-1)
         case .showLogin(_, let reason): .login(reason)
         case .issued: .code
+        case .upstream: .page(-2)
         }
         #expect(shape == row.expect)
         #expect(context.events.map(\.kind) == (row.event.map { [$0] } ?? []))
@@ -157,7 +158,7 @@ struct SignInFlowDecisionTests {
         case .throttled: .throttled
         case .cancelled(_, let error): error.code == .accessDenied ? .cancelled : .unreadable
         case .signedIn: .signedIn
-        case .redirect: .redirect
+        case .upstream: .redirect
         }
         #expect(shape == row.expect)
         #expect(context.events.map(\.kind) == row.events)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Model
 import Testing
@@ -7,14 +8,18 @@ import Testing
 @Suite struct UpstreamStateSealTests {
     static let seal = UpstreamStateSeal(key: Array(repeating: 7, count: 32))
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let transaction = LoginTransaction(idHash: SecretDigest.hash("tx-1"), clientID: "app-1",
+                                              parameters: ["redirect_uri": "https://app.example.com/cb", "state": "app-state"],
+                                              csrfHash: "csrf-digest", createdAt: now, expiresAt: now.addingTimeInterval(900))
     static let pending = UpstreamPendingState(state: "st-1", nonce: "n-1", codeVerifier: String(repeating: "v", count: 43),
-                                              connection: "corp", transactionID: "tx-1", expiresAt: now.addingTimeInterval(600))
+                                              connection: "corp", transactionID: "tx-1", transaction: transaction,
+                                              expiresAt: now.addingTimeInterval(600))
 
     @Test func roundTrip() throws {
         let cookie = try #require(Self.seal.seal(Self.pending))
         #expect(Self.seal.open(cookie, now: Self.now) == Self.pending)
         // Nothing readable in the cookie.
-        for secret in ["st-1", "n-1", "corp", "tx-1"] { #expect(!cookie.contains(secret)) }
+        for secret in ["st-1", "n-1", "corp", "tx-1", "app-state", "app.example.com"] { #expect(!cookie.contains(secret)) }
     }
 
     @Test func expiredIsRefused() throws {

@@ -20,6 +20,10 @@ public enum LoginMessages {
     public static let unavailable = "error.unavailable"
     public static let verificationUnavailable = "error.verification_unavailable"
     public static let userBlocked = "error.user_blocked"
+    /// A connection button the application does not (or no longer) offer.
+    public static let connectionUnavailable = "error.connection_unavailable"
+    /// The provider could not be reached, or its answer was refused.
+    public static let upstreamFailed = "error.upstream_failed"
 
     /// "error.weak_password.fair": what the level asks for.
     public static func weakPassword(_ policy: PasswordPolicy) -> String { "error.weak_password." + policy.rawValue }

@@ -49,8 +49,9 @@ public enum Authentication: Sendable, Equatable {
     case retry(message: String, email: String)
     /// Too many attempts from this address: 429 with `Retry-After` seconds.
     case throttled(retryAfter: Int)
-    /// Continue elsewhere (an upstream identity provider); the URL is the authenticator's, never the user's.
-    case redirect(String)
+    /// Continue at an upstream identity provider; the URL is the authenticator's, never the user's.
+    /// The flow seals the redirect's secrets with the login transaction for the callback.
+    case upstream(UpstreamRedirect)
     /// Show another form of the sign-in (a code to type, a new password), with a notice or an error
     /// next to a field, and the email the user typed. `pendingUserID` remembers a user already
     /// proved for the next step.

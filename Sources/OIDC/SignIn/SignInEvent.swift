@@ -6,6 +6,8 @@ public struct SignInEvent: Sendable, Equatable {
         case loginFailed = "login.failed"
         case loginThrottled = "login.throttled"
         case loginCancelled = "login.cancelled"
+        /// A sign-in through an upstream connection failed (README "Upstream connections").
+        case upstreamFailed = "login.upstream_failed"
         case authorizeRefused = "authorize.refused"
         case authorizeSSO = "authorize.sso"
         case signedUp = "user.signed_up"

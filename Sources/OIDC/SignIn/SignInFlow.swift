@@ -9,7 +9,7 @@ import Model
 ///                ├─ code at once                            (a live SSO session satisfies the request)
 ///                └─ login form, its transaction sealed in a cookie (nothing stored)
 ///     submit ────┬─ expired │ CSRF refused │ cancelled
-///                ├─ an authenticator's answer: form again │ throttled │ redirect upstream
+///                ├─ an authenticator's answer: form again │ throttled │ upstream (SignInFlow+Upstream)
 ///                └─ authenticated → ONE commit (login count, rehash, throttle reset, session, and
 ///                   the transaction stored with it) → continue to resume
 ///     resume ────┬─ expired
@@ -55,6 +55,11 @@ public struct SignInFlow: Sendable {
     public var deviceLabel: @Sendable (String?) -> String? = { _ in nil }
     /// Signup, reset and passwordless (nil: only the password form).
     public var selfService: SelfService?
+    /// Sign-in through upstream connections (nil: none), and the seal of its pending state.
+    public var upstream: UpstreamAuthenticator?
+    public var upstreamSeal: UpstreamStateSeal?
+    /// The database connection's name: `connection=` naming it (or nothing) means the password form.
+    public var databaseConnection = "Username-Password-Authentication"
 
     public init(issuer: String, authorizer: Authorizer, stores: Stores, authenticators: [any Authenticator], clock: any Clock,
                 random: any RandomSource = SystemRandom(), seal: TransactionSeal, sessionLifetime: TimeInterval) {
@@ -97,6 +102,9 @@ public struct SignInFlow: Sendable {
             guard let screen = startTransaction(request, client: client, context: context) else {
                 return .errorRedirect(request.target(issuer: issuer),
                                       OAuthError(.invalidRequest, "the authorization request is too long", detail: "sealed transaction over the cookie limit"))
+            }
+            if let name = request.connection, name != databaseConnection {
+                return straightUpstream(name, screen: screen, request: request, client: client, context: &context)
             }
             return .showLogin(screen, reason: reason)
         case .issueCode(let request, let live):
@@ -154,7 +162,8 @@ public struct SignInFlow: Sendable {
     public func offers(for client: Client) -> LoginOffers {
         let mail = selfService?.deliversMail ?? false
         return LoginOffers(signup: selfService != nil && client.signupEnabled, passwordReset: mail,
-                           passwordless: mail && client.grantTypes.contains(.passwordlessOTP))
+                           passwordless: mail && client.grantTypes.contains(.passwordlessOTP),
+                           connections: upstream?.offers(for: client) ?? [])
     }
 
     /// The parameter of a sealed transaction naming the user a further step is due for.
@@ -204,24 +213,17 @@ public struct SignInFlow: Sendable {
         if let view = Self.navigation(action, offers: offers) {
             return .showForm(screen(view, email: form["email"].flatMap { $0.isEmpty ? nil : String($0.prefix(254)) }))
         }
-        guard let authenticator = authenticators[action] else { return .unreadable }
+        let upstreamButton = action.hasPrefix(UpstreamAuthenticator.actionPrefix) ? upstream : nil
+        guard let authenticator = authenticators[action] ?? upstreamButton else { return .unreadable }
         let submission = LoginSubmission(action: action, fields: form, client: client, request: request,
                                          pendingUserID: transaction.parameters[Self.pendingUserKey], locales: locales)
         switch try authenticator.authenticate(submission, context: &context) {
         case .authenticated(let user, let rehashed, let throttleKeys):
-            let (session, cookie) = newSession(for: user, request: request, context: context)
-            do {
-                try stores.signIns.completeLogin(LoginCompletion(
-                    userID: user.userID, time: session.authTime, rehashedPassword: rehashed, clearedThrottleKeys: throttleKeys,
-                    session: session, transaction: transaction))
-            } catch .alreadyExists {
+            guard let signedIn = try commitLogin(user, rehashed: rehashed, throttleKeys: throttleKeys, transactionID: transactionID,
+                                                 transaction: transaction, request: request, client: client, context: &context) else {
                 return .expired  // This transaction already signed someone in (a second post of the form).
-            } catch {
-                throw OAuthError(storage: error)
             }
-            context.record(.loginSucceeded, userID: user.userID, clientID: client.clientID)
-            return .signedIn(resumeURL: issuer + Self.resumePath + "?tx=" + transactionID, sessionCookie: cookie,
-                             sessionMaxAge: Int(sessionLifetime))
+            return .signedIn(resumeURL: signedIn.resumeURL, sessionCookie: signedIn.cookie, sessionMaxAge: Int(sessionLifetime))
         case .retry(let message, let email):
             var shown = screen(.password, email: email, error: message)
             shown.errorField = "password"
@@ -241,9 +243,32 @@ public struct SignInFlow: Sendable {
             return .showForm(shown)
         case .throttled(let retryAfter):
             return .throttled(retryAfter: retryAfter)
-        case .redirect(let url):
-            return .redirect(url)
+        case .upstream(let redirect):
+            guard let (cookie, maxAge) = sealUpstream(redirect, transactionID: transactionID, transaction: transaction) else {
+                return .showForm(screen(.password, error: LoginMessages.upstreamFailed))
+            }
+            return .upstream(url: redirect.url, stateCookie: cookie, maxAge: maxAge)
         }
+    }
+
+    /// The one commit of a successful login: login count, rehash, throttle reset, the session, and
+    /// the transaction stored with it (single use from here). nil when the transaction already
+    /// signed someone in.
+    func commitLogin(_ user: User, rehashed: String?, throttleKeys: [String], transactionID: String, transaction: LoginTransaction,
+                     request: AuthorizationRequest, client: Client,
+                     context: inout RequestContext) throws(OAuthError) -> (resumeURL: String, cookie: String)? {
+        let (session, cookie) = newSession(for: user, request: request, context: context)
+        do {
+            try stores.signIns.completeLogin(LoginCompletion(
+                userID: user.userID, time: session.authTime, rehashedPassword: rehashed, clearedThrottleKeys: throttleKeys,
+                session: session, transaction: transaction))
+        } catch .alreadyExists {
+            return nil
+        } catch {
+            throw OAuthError(storage: error)
+        }
+        context.record(.loginSucceeded, userID: user.userID, clientID: client.clientID)
+        return (issuer + Self.resumePath + "?tx=" + transactionID, cookie)
     }
 
     /// A fresh session and its cookie: a login never reuses a cookie (no session fixation, G11).

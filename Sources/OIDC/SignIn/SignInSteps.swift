@@ -25,10 +25,14 @@ public struct LoginOffers: Sendable, Equatable {
     /// "Email me a code": the application has the passwordless grant and email is configured.
     public var passwordless: Bool
 
-    public init(signup: Bool = false, passwordReset: Bool = false, passwordless: Bool = false) {
+    /// The application's upstream connections, as buttons in order.
+    public var connections: [ConnectionOffer]
+
+    public init(signup: Bool = false, passwordReset: Bool = false, passwordless: Bool = false, connections: [ConnectionOffer] = []) {
         self.signup = signup
         self.passwordReset = passwordReset
         self.passwordless = passwordless
+        self.connections = connections
     }
 }
 
@@ -86,6 +90,9 @@ public enum AuthorizeStep: Sendable, Equatable {
     case showLogin(LoginScreen, reason: LoginReason)
     /// Single sign-on: a live session satisfied the request; the code goes back at once.
     case issued(RedirectTarget, code: String)
+    /// `connection=NAME`: straight to the provider, with the new transaction's cookie and the
+    /// sealed upstream state's (`UpstreamStateSeal`), both for `maxAge` seconds.
+    case upstream(url: String, transactionCookie: String, stateCookie: String, maxAge: Int)
 }
 
 /// What `POST /login` does (`SignInFlow.submit`).
@@ -105,8 +112,23 @@ public enum LoginStep: Sendable, Equatable {
     /// Signed in: a fresh session cookie, and 303 to the internal continuation — never to a URL
     /// the user supplied (G11, G12).
     case signedIn(resumeURL: String, sessionCookie: String, sessionMaxAge: Int)
-    /// Continue at an authenticator's URL (an upstream identity provider).
-    case redirect(String)
+    /// Continue at an upstream provider, with the sealed upstream state's cookie for `maxAge` seconds.
+    case upstream(url: String, stateCookie: String, maxAge: Int)
+}
+
+/// What `{issuer}login/callback` does with a provider's answer (`SignInFlow.upstreamCallback`).
+public enum UpstreamCallbackStep: Sendable, Equatable {
+    /// No pending upstream sign-in in this browser (no cookie, expired, or not ours): a restart page.
+    case expired
+    /// The answer was refused (400: not this browser's, malformed) or the provider failed (502: a
+    /// token refused, unreachable): an error page; `reason` is for operators.
+    case failed(status: Int, reason: String)
+    /// The user is blocked: an error page saying so.
+    case blocked
+    /// The provider says the user declined: `access_denied` to the application's redirect URI.
+    case cancelled(RedirectTarget, OAuthError)
+    /// Signed in, as from the login form.
+    case signedIn(resumeURL: String, sessionCookie: String, sessionMaxAge: Int)
 }
 
 /// What `GET /authorize/resume` does (`SignInFlow.resume`).

@@ -26,6 +26,23 @@ public struct TransactionSeal: Sendable {
 
     /// The cookie value (base64url) for `transaction` with its raw `id`; nil when it would not fit a cookie.
     public func seal(_ transaction: LoginTransaction, id: String) -> String? {
+        guard let box = try? AESGCM.seal(JSONBody.encode(Self.object(transaction, id: id)), key: key, associatedData: Self.associatedData) else {
+            return nil
+        }
+        let value = Base64URL.encode(box)
+        return value.utf8.count <= Self.maximumCookieLength ? value : nil
+    }
+
+    /// The transaction and its raw id, or nil for anything not sealed by us with this key.
+    public func open(_ cookie: String) -> (id: String, transaction: LoginTransaction)? {
+        guard cookie.utf8.count <= Self.maximumCookieLength, let box = try? Base64URL.decode(cookie),
+              let plain = try? AESGCM.open(box, key: key, associatedData: Self.associatedData),
+              case .object(let object)? = try? JSONValue(parsing: plain) else { return nil }
+        return Self.transaction(object)
+    }
+
+    /// The transaction as the JSON object that is sealed (also inside the upstream sign-in's state).
+    static func object(_ transaction: LoginTransaction, id: String) -> [String: JSONValue] {
         var object: [String: JSONValue] = [
             "id": .string(id),
             "client_id": .string(transaction.clientID),
@@ -35,17 +52,11 @@ public struct TransactionSeal: Sendable {
             "expires_at": .integer(Int64(transaction.expiresAt.timeIntervalSince1970.rounded(.down))),
         ]
         object["session_id"] = transaction.sessionID.map(JSONValue.string)
-        guard let box = try? AESGCM.seal(JSONBody.encode(object), key: key, associatedData: Self.associatedData) else { return nil }
-        let value = Base64URL.encode(box)
-        return value.utf8.count <= Self.maximumCookieLength ? value : nil
+        return object
     }
 
-    /// The transaction and its raw id, or nil for anything not sealed by us with this key.
-    public func open(_ cookie: String) -> (id: String, transaction: LoginTransaction)? {
-        guard cookie.utf8.count <= Self.maximumCookieLength, let box = try? Base64URL.decode(cookie),
-              let plain = try? AESGCM.open(box, key: key, associatedData: Self.associatedData),
-              case .object(let object)? = try? JSONValue(parsing: plain),
-              let id = object["id"]?.stringValue, let clientID = object["client_id"]?.stringValue,
+    static func transaction(_ object: [String: JSONValue]) -> (id: String, transaction: LoginTransaction)? {
+        guard let id = object["id"]?.stringValue, let clientID = object["client_id"]?.stringValue,
               case .object(let rawParameters)? = object["parameters"], let csrfHash = object["csrf_hash"]?.stringValue,
               let created = object["created_at"]?.integerValue, let expires = object["expires_at"]?.integerValue else { return nil }
         var parameters: [String: String] = [:]

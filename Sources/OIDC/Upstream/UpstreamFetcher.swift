@@ -33,6 +33,10 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCallback(String)
     /// The connection is unknown, unusable or not enabled for the application.
     case connection(String)
+    /// The provider answered with an error (`error=access_denied`: the user cancelled there).
+    case declined(String)
+    /// Gatehouse's own database failed.
+    case storage(String)
 
     public var description: String {
         switch self {
@@ -40,6 +44,8 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidIDToken(let why): "invalid upstream ID token: \(why)"
         case .invalidCallback(let why): "invalid upstream callback: \(why)"
         case .connection(let why): why
+        case .declined(let error): "the provider answered \(error)"
+        case .storage(let why): "storage: \(why)"
         }
     }
 }

@@ -38,6 +38,13 @@ struct AuthorizeEndpoint: Sendable {
             case .issued(let target, let code):
                 return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services,
                                                      language: language)
+            case .upstream(let url, let transactionCookie, let stateCookie, let maxAge):
+                var response = HTTPResponse(status: 302)
+                response.headers.set("Location", LocationValue.encode(url))
+                response.headers.set("Cache-Control", "no-store")
+                for cookie in services.cookies.setTransaction(transactionCookie, maxAge: maxAge) { response.headers.add("Set-Cookie", cookie) }
+                response.headers.add("Set-Cookie", services.cookies.set(.upstream, value: stateCookie, maxAge: maxAge))
+                return response
             }
         } catch {
             services.logger.error("authorize_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
@@ -55,7 +62,7 @@ extension AuthorizeEndpoint {
             return UserFacingError.signInRefused(status: status, code: code).response(issuer: services.issuer, language: language)
         case .errorRedirect(let target, let error)?:
             return AuthorizationRedirect.error(target, error, services: services, language: language)
-        case .showLogin?, .issued?, nil:
+        case .showLogin?, .issued?, .upstream?, nil:
             var response = HTTPResponse(status: 200)
             response.headers.set("Content-Type", "text/html; charset=utf-8")
             SecurityHeaders.noStore(&response)

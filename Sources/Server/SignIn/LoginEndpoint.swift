@@ -42,10 +42,11 @@ struct LoginEndpoint: Sendable {
                 response.headers.set("Cache-Control", "no-store")
                 response.headers.add("Set-Cookie", services.cookies.set(.session, value: cookie, maxAge: maxAge))
                 return response
-            case .redirect(let url):
+            case .upstream(let url, let stateCookie, let maxAge):
                 var response = HTTPResponse(status: 303)
                 response.headers.set("Location", LocationValue.encode(url))
                 response.headers.set("Cache-Control", "no-store")
+                response.headers.add("Set-Cookie", services.cookies.set(.upstream, value: stateCookie, maxAge: maxAge))
                 return response
             }
         } catch {

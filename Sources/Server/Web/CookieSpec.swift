@@ -6,7 +6,9 @@ import Settings
 ///
 /// https issuer: `__Host-` names, `Secure; Path=/` and no `Domain` (RFC 6265bis §4.1.3.2), so a sibling
 /// subdomain cannot plant or overwrite them. http issuer (development): plain names, no `Secure`.
-/// Always `HttpOnly; SameSite=Lax`.
+/// Always `HttpOnly`; `SameSite=Lax`, except the upstream sign-in's cookie, which must come back
+/// with Apple's cross-site form_post: `SameSite=None` on https (on an http issuer, where browsers
+/// refuse `None` without `Secure`, it stays `Lax`: Apple only calls https callbacks anyway).
 struct CookieSpec: Sendable, Equatable {
     enum Kind: Sendable, CaseIterable {
         /// The signed-in browser session.
@@ -15,6 +17,8 @@ struct CookieSpec: Sendable, Equatable {
         case transaction
         /// The rest of a sealed transaction too long for one cookie.
         case transactionContinued
+        /// The pending upstream sign-in (`UpstreamStateSeal`), while the browser is at the provider.
+        case upstream
     }
 
     let isSecure: Bool
@@ -32,6 +36,7 @@ struct CookieSpec: Sendable, Equatable {
         case .session: "gatehouse_session"
         case .transaction: "gatehouse_tx"
         case .transactionContinued: "gatehouse_tx2"
+        case .upstream: "gatehouse_upstream"
         }
         return isSecure ? "__Host-" + base : base
     }
@@ -42,12 +47,12 @@ struct CookieSpec: Sendable, Equatable {
     /// A `Set-Cookie` value. `value` must be cookie-octets (our tokens are base64url); anything else is a bug and traps.
     func set(_ kind: Kind, value: String, maxAge: Int) -> String {
         precondition(value.utf8.allSatisfy(CookieJar.isCookieOctet), "cookie values must be cookie-octets")
-        return "\(name(kind))=\(value); Max-Age=\(max(0, maxAge)); \(attributes)"
+        return "\(name(kind))=\(value); Max-Age=\(max(0, maxAge)); \(attributes(kind))"
     }
 
     /// A `Set-Cookie` value that makes the browser drop the cookie at once.
     func delete(_ kind: Kind) -> String {
-        "\(name(kind))=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; \(attributes)"
+        "\(name(kind))=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; \(attributes(kind))"
     }
 
     /// The cookie's value in a request, read only under this issuer's name (an unprefixed twin is ignored).
@@ -56,8 +61,9 @@ struct CookieSpec: Sendable, Equatable {
         return value
     }
 
-    private var attributes: String {
-        isSecure ? "Path=/; Secure; HttpOnly; SameSite=Lax" : "Path=/; HttpOnly; SameSite=Lax"
+    private func attributes(_ kind: Kind) -> String {
+        guard isSecure else { return "Path=/; HttpOnly; SameSite=Lax" }
+        return kind == .upstream ? "Path=/; Secure; HttpOnly; SameSite=None" : "Path=/; Secure; HttpOnly; SameSite=Lax"
     }
 
     /// A browser keeps a cookie of about 4 KB, name and attributes included: a longer sealed

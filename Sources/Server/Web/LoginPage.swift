@@ -33,6 +33,7 @@ enum LoginPage {
         body += "<h1>\(HTML.escape(view.title))</h1>\n<p class=\"subtitle\">\(HTML.escape(view.subtitle))</p>\n"
         if let notice = screen.notice { body += "<p class=\"notice\" role=\"status\">\(HTML.escape(t(notice, ["email": view.email])))</p>\n" }
         if screen.errorField == nil { body += PageLayout.errorParagraph(screen.errorMessage.map { t($0) }) }
+        body += view.connectionButtons()
         body += "<form method=\"post\" action=\"\(HTML.escape(issuer.endpoint("login")))\" class=\"login-form\">\n"
         body += PageLayout.hidden("tx", screen.transactionID)
         body += PageLayout.hidden("csrf_token", screen.csrfToken)
@@ -123,6 +124,23 @@ private struct LoginForm {
         var html = button(action, label, primary: true)
         if case .verifyEmail = screen.view { html += button("resend_code", t("button.resend"), primary: false) }
         html += button("cancel", t("button.cancel"), primary: false)
+        return html
+    }
+
+    /// The application's upstream connections above the password form (password and signup views):
+    /// one form whose buttons post `action=connection:NAME`, then an "or" divider.
+    func connectionButtons() -> String {
+        guard !screen.offers.connections.isEmpty else { return "" }
+        switch screen.view {
+        case .password, .signup: break
+        default: return ""
+        }
+        var html = "<form method=\"post\" action=\"\(HTML.escape(loginURL))\" class=\"connections\">\n"
+        html += PageLayout.hidden("tx", screen.transactionID) + PageLayout.hidden("csrf_token", screen.csrfToken)
+        for offer in screen.offers.connections {
+            html += ConnectionButton(offer: offer, t: t).markup
+        }
+        html += "</form>\n<p class=\"divider\"><span>\(HTML.escape(t("login.or")))</span></p>\n"
         return html
     }
 

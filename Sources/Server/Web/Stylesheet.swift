@@ -98,6 +98,18 @@ enum Stylesheet {
     a.button { display: flex; align-items: center; justify-content: center; text-align: center; text-decoration: none; }
     .button.primary { background: var(--accent); color: var(--accent-text); }
     .button.secondary { background: transparent; color: var(--text); border-color: var(--border); }
+    .connections { gap: 12px; margin: 8px 0 0; }
+    .button.connection { display: flex; align-items: center; justify-content: center; gap: 10px; }
+    .logo-mark { flex: none; }
+    .button.apple { background: #000000; color: #ffffff; }
+    .button.google { background: #ffffff; color: #1f1f1f; border-color: #747775; }
+    .button.oidc { background: transparent; color: var(--text); border-color: var(--border); }
+    @media (prefers-color-scheme: dark) {
+      .button.apple { background: #ffffff; color: #000000; }
+      .button.google { background: #131314; color: #e3e3e3; border-color: #8e918f; }
+    }
+    .divider { display: flex; align-items: center; gap: 12px; margin: 20px 0 4px; color: var(--muted); font-size: 0.9rem; }
+    .divider::before, .divider::after { content: ""; flex: 1; border-top: 1px solid var(--border); }
     .notice { padding: 12px 14px; border-radius: 10px; background: var(--notice-bg); color: var(--text); }
     .field-error { margin: 8px 0 0; padding: 8px 12px; }
     .hint { color: var(--muted); font-size: 0.9rem; margin: 6px 0 0; }

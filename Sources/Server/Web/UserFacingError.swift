@@ -21,6 +21,11 @@ enum UserFacingError: Sendable, Equatable {
     case signOutRefused(code: String)
     /// The sign-out form was answered "stay signed in".
     case stillSignedIn
+    /// A sign-in through an upstream provider failed: its answer was not this browser's (400) or the
+    /// provider failed or was refused (502).
+    case upstreamFailed(status: Int)
+    /// The user is blocked (an upstream sign-in of a blocked user).
+    case userBlocked
     /// The service failed: 503 when it is temporarily unavailable (storage busy, disk full), else 500.
     case serviceFailed(temporarily: Bool, activity: Activity)
 
@@ -43,7 +48,8 @@ enum UserFacingError: Sendable, Equatable {
         switch self {
         case .unreadable, .signInExpired, .signOutRefused: 400
         case .signInRefused(let status, _): status
-        case .formRefused: 403
+        case .formRefused, .userBlocked: 403
+        case .upstreamFailed(let status): status
         case .tooManyAttempts: 429
         case .stillSignedIn: 200
         case .serviceFailed(let temporarily, _): temporarily ? 503 : 500
@@ -58,6 +64,8 @@ enum UserFacingError: Sendable, Equatable {
         case .signInExpired: "sign_in_expired"
         case .formRefused(let signOut): signOut ? "sign_out_form_refused" : "form_refused"
         case .tooManyAttempts: "too_many_attempts"
+        case .upstreamFailed: "upstream_failed"
+        case .userBlocked: "user_blocked"
         case .signOutRefused(let code): Self.signOutCodes.contains(code) ? code : "invalid_logout_request"
         case .stillSignedIn: "still_signed_in"
         case .serviceFailed(let temporarily, let activity): "\(activity.rawValue)_\(temporarily ? "unavailable" : "failed")"
