@@ -113,7 +113,8 @@ struct Composition: Sendable {
         flow.deviceLabel = { ClientInfo.label($0) }
         flow.selfService = selfService
         flow.databaseConnection = settings.connectionName
-        flow.upstream = Self.upstreamAuthenticator(settings: settings, store: store, users: users, keyRing: keyRing, clock: clock)
+        let upstream = Self.upstreamAuthenticator(settings: settings, store: store, users: users, keyRing: keyRing, clock: clock)
+        flow.upstream = upstream
         flow.upstreamSeal = UpstreamStateSeal(key: keyRing.derivedKey(purpose: "gatehouse upstream sign-in seal v1"))
         self.flow = flow
 
@@ -125,6 +126,7 @@ struct Composition: Sendable {
                                    refreshTokens: refreshTokens, apis: apis,
                                    passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
         tokens.selfService = selfService
+        tokens.nativeSignIn = NativeSignIn(upstream: upstream)
         self.tokens = tokens
         let holders = grantHolders
         currentUser = CurrentUserAPI(issuer: issuer, users: users, clock: clock) { bearer, audience throws(OAuthError) in

@@ -75,21 +75,24 @@ extension TokenEndpoint {
     /// user rule for scope and audience, then the login commit, the grant and a refresh token.
     func resourceOwnerDraft(user: User, completion: LoginCompletion, request: TokenRequest, client: AuthenticatedClient,
                             event: SignInEvent, signIns: any SignInStore) -> GrantDraft {
-        let clientID = client.client.clientID
-        let now = completion.time
         let rule = ScopeRule.user(scope: ScopeList.tokens(request["scope"] ?? "openid"), audience: request["audience"])
         // The success is reported once it is committed, after the scope-and-audience phase.
         return GrantDraft(rule: rule, reportedOnSuccess: [event]) { decision throws(OAuthError) in
             try storage { () throws(StorageError) in try signIns.completeLogin(completion) }
-            let grant = Grant(grantID: Random.token(bytes: 16), clientID: clientID, userID: user.userID, sessionID: nil,
-                              scope: decision.scopes.joined(separator: " "), audience: decision.audience, authTime: now, createdAt: now)
-            try storage { () throws(StorageError) in try grants.create(grant) }
-            var refreshToken: String?
-            if issuesRefreshToken(scopes: decision.scopes, client: client.client) {
-                refreshToken = try issueFirstRefreshToken(grant: grant, client: client.client, userID: user.userID, now: now)
-            }
-            return TokenIssuance(client: client.client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
-                                 nonce: nil, authTime: now, sessionID: nil, refreshToken: refreshToken)
+            return try issueUserGrant(user: user, at: completion.time, decision: decision, client: client)
         }
+    }
+
+    /// A new grant for a user who just signed in at `now`, and its first refresh token when the scope asks for one.
+    func issueUserGrant(user: User, at now: Date, decision: ScopeDecision, client: AuthenticatedClient) throws(OAuthError) -> TokenIssuance {
+        let grant = Grant(grantID: Random.token(bytes: 16), clientID: client.client.clientID, userID: user.userID, sessionID: nil,
+                          scope: decision.scopes.joined(separator: " "), audience: decision.audience, authTime: now, createdAt: now)
+        try storage { () throws(StorageError) in try grants.create(grant) }
+        var refreshToken: String?
+        if issuesRefreshToken(scopes: decision.scopes, client: client.client) {
+            refreshToken = try issueFirstRefreshToken(grant: grant, client: client.client, userID: user.userID, now: now)
+        }
+        return TokenIssuance(client: client.client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
+                             nonce: nil, authTime: now, sessionID: nil, refreshToken: refreshToken)
     }
 }

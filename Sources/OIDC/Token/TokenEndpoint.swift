@@ -38,7 +38,8 @@ public struct TokenIssuance: Sendable, Equatable {
 /// makes once that phase has decided (so a refused scope or audience leaves nothing behind).
 struct GrantDraft {
     let rule: ScopeRule
-    /// Sign-in outcomes to report only once the writes succeeded.
+    /// Sign-in outcomes to report only once the writes succeeded; one without a user id is about
+    /// the issued user (a token exchange finds or creates its user only in `finish`).
     var reportedOnSuccess: [SignInEvent] = []
     let finish: (ScopeDecision) throws(OAuthError) -> TokenIssuance
 }
@@ -68,6 +69,8 @@ public struct TokenEndpoint: Sendable {
     public var passwordGrants: PasswordGrantPolicy?
     /// Passwordless codes (with `passwordGrants` for the login commit); nil → unsupported.
     public var selfService: SelfService?
+    /// The native token exchange of upstream connections (with `passwordGrants` for the login commit); nil → unsupported.
+    public var nativeSignIn: NativeSignIn?
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil,
@@ -106,6 +109,9 @@ public struct TokenEndpoint: Sendable {
         Client.GrantType.passwordlessOTP.rawValue: { endpoint, request, client, context throws(OAuthError) in
             try endpoint.passwordlessGrant(request, client: client, context: &context)
         },
+        TokenEndpoint.tokenExchange: { endpoint, request, client, context throws(OAuthError) in
+            try endpoint.tokenExchangeGrant(request, client: client, context: &context)
+        },
     ]
 
     /// Runs every phase; the web layer renders the response or the error (`jsonBody`, `httpStatus`,
@@ -117,7 +123,11 @@ public struct TokenEndpoint: Sendable {
         let decision = try decideScope(draft.rule)
         var issuance = try draft.finish(decision)
         issuance.apiSigningAlgorithm = decision.apiSigningAlgorithm
-        context.events += draft.reportedOnSuccess
+        context.events += draft.reportedOnSuccess.map { event in
+            var event = event
+            if event.userID == nil { event.userID = issuance.user.userID }
+            return event
+        }
         return try minter.response(for: issuance)
     }
 

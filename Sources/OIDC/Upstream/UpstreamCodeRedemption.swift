@@ -55,6 +55,7 @@ public struct UpstreamCodeRedemption: Sendable {
         }
         guard response.status == 200 else {
             let error = body?["error"]?.stringValue ?? "no error code"
+            if response.status == 400 && error == "invalid_grant" { throw .codeRefused("token endpoint answered invalid_grant") }
             throw .unreachable("token endpoint answered \(response.status) \(error)")
         }
         guard let idToken = body?["id_token"]?.stringValue, !idToken.isEmpty else {

@@ -33,8 +33,12 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCallback(String)
     /// The connection is unknown, unusable or not enabled for the application.
     case connection(String)
+    /// The provider's token endpoint refused the code (`invalid_grant`: used, expired, another client's).
+    case codeRefused(String)
     /// The provider answered with an error (`error=access_denied`: the user cancelled there).
     case declined(String)
+    /// The request to Gatehouse lacks something (a token exchange without its nonce).
+    case request(String)
     /// Gatehouse's own database failed.
     case storage(String)
 
@@ -44,7 +48,9 @@ public enum UpstreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidIDToken(let why): "invalid upstream ID token: \(why)"
         case .invalidCallback(let why): "invalid upstream callback: \(why)"
         case .connection(let why): why
+        case .codeRefused(let why): "the provider refused the code: \(why)"
         case .declined(let error): "the provider answered \(error)"
+        case .request(let why): why
         case .storage(let why): "storage: \(why)"
         }
     }

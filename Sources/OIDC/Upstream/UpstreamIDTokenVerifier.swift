@@ -23,10 +23,11 @@ public struct UpstreamIDTokenVerifier: Sendable {
         public var jwksURL: String
         /// Any one of these may be the `aud`.
         public var audiences: [String]
-        /// The `nonce` claim must equal it.
-        public var nonce: String
+        /// The `nonce` claim must equal it. nil only for a token Gatehouse received itself from the
+        /// provider's token endpoint for a code it redeemed once (OpenID Connect Core §3.1.3.7).
+        public var nonce: String?
 
-        public init(issuer: String, jwksURL: String, audiences: [String], nonce: String) {
+        public init(issuer: String, jwksURL: String, audiences: [String], nonce: String?) {
             self.issuer = issuer
             self.jwksURL = jwksURL
             self.audiences = audiences
@@ -76,8 +77,10 @@ public struct UpstreamIDTokenVerifier: Sendable {
         guard let iat = Self.seconds(claims["iat"]) else { throw .invalidIDToken("iat missing") }
         guard iat <= time + leeway else { throw .invalidIDToken("iat is in the future") }
         guard time - iat <= maximumAge + leeway else { throw .invalidIDToken("iat is too old") }
-        guard let nonce = claims["nonce"]?.stringValue else { throw .invalidIDToken("nonce missing") }
-        guard ConstantTime.equals(Array(nonce.utf8), Array(expected.nonce.utf8)) else { throw .invalidIDToken("nonce mismatch") }
+        if let expectedNonce = expected.nonce {
+            guard let nonce = claims["nonce"]?.stringValue else { throw .invalidIDToken("nonce missing") }
+            guard ConstantTime.equals(Array(nonce.utf8), Array(expectedNonce.utf8)) else { throw .invalidIDToken("nonce mismatch") }
+        }
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 255 else { throw .invalidIDToken("sub missing") }
         return claims
     }
