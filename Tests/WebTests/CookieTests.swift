@@ -20,9 +20,16 @@ import Testing
             #expect(parts.contains("Secure"))
             #expect(parts.contains("Path=/"))
             #expect(parts.contains("HttpOnly"))
-            #expect(parts.contains("SameSite=Lax"))
+            // Only the upstream sign-in's cookie must come back with Apple's cross-site form POST.
+            #expect(parts.contains(kind == .upstream ? "SameSite=None" : "SameSite=Lax"))
             #expect(!cookie.lowercased().contains("domain"))
         }
+    }
+
+    /// On an http issuer browsers refuse `SameSite=None` without `Secure`: the upstream cookie stays Lax.
+    @Test func httpIssuerKeepsTheUpstreamCookieLax() {
+        let parts = Self.attributes(CookieSpec(issuer: Fixtures.httpIssuer).set(.upstream, value: "v", maxAge: 60))
+        #expect(parts == ["gatehouse_upstream=v", "Max-Age=60", "Path=/", "HttpOnly", "SameSite=Lax"])
     }
 
     /// The issuer's path prefix never narrows a `__Host-` cookie's Path.

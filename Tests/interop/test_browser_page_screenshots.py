@@ -202,3 +202,66 @@ def test_the_web_message_page_on_its_own(gatehouse, tmp_path):
             check_and_capture(driver, "web-message", language)
     finally:
         driver.quit()
+
+
+BUTTONS = """
+const pick = (kind) => {
+  const button = document.querySelector('button.connection.' + kind);
+  if (!button) { return null; }
+  const style = getComputedStyle(button);
+  const box = button.getBoundingClientRect();
+  return {text: button.innerText.trim(), color: style.color, background: style.backgroundColor, height: box.height,
+          width: box.width, logo: !!button.querySelector('svg.logo-mark')};
+};
+return {apple: pick('apple'), google: pick('google')};
+"""
+
+
+def test_the_apple_and_google_buttons_at_phone_size(gatehouse, tmp_path):
+    """The login page of an app with Apple and Google connections: Apple's button black with white text
+    (white with black text in dark mode) and its logo, Google's white (dark grey in dark mode) with the G,
+    wording from each brand's rules in English and Japanese, full width, 44 px or taller; pressing Apple's
+    goes to Apple's authorization endpoint (here a loopback stand-in) with form_post."""
+    require_japanese_font()
+    PAGES_DIR.mkdir(parents=True, exist_ok=True)
+    key = tmp_path / "AuthKey_TEST123456.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(key)], check=True)
+    receiver = CallbackServer().__enter__()
+    stand_in = f"http://127.0.0.1:{receiver.port}/auth/authorize"
+    gatehouse.admin("connections", "create", "--name", "apple", "--strategy", "apple", "--client-id", "com.example.notes.web",
+                    "--team-id", "TEAM123456", "--key-id", "TEST123456", "--private-key-file", str(key), "--authorize-url", stand_in)
+    gatehouse.admin("connections", "create", "--name", "google", "--strategy", "google", "--client-id", "1234-web.apps.example",
+                    "--client-secret-stdin", input="google-secret\n")
+    callback = receiver.url
+    app = gatehouse.admin.create_app("Notes", "native", [callback])
+    gatehouse.admin("apps", "update", app["client_id"], "--connections", "apple,google")
+    expected = {"en": ("Sign in with Apple", "Continue with Google"), "ja": ("Appleでサインイン", "Googleで続ける")}
+    colours = {"light": ("rgb(0, 0, 0)", "rgb(255, 255, 255)"), "dark": ("rgb(255, 255, 255)", "rgb(19, 19, 20)")}
+    driver = chromium(tmp_path)
+    try:
+        for language in ("en", "ja"):
+            params, _ = authorize_params(app["client_id"], callback, ui_locales=language)
+            driver.get(requests.Request("GET", gatehouse.url("authorize"), params=params).prepare().url)
+            WebDriverWait(driver, 15).until(expected_conditions.element_to_be_clickable((By.CSS_SELECTOR, "button.connection.apple")))
+            for theme in ("light", "dark"):
+                set_theme(driver, theme)
+                found = driver.execute_script(BUTTONS)
+                apple, google = found["apple"], found["google"]
+                assert (apple["text"], google["text"]) == expected[language], found
+                assert apple["logo"] and google["logo"], found
+                assert apple["background"] == colours[theme][0] and google["background"] == colours[theme][1], (theme, found)
+                for button in (apple, google):
+                    assert button["height"] >= 44 and button["width"] >= 300, (theme, found)
+                    ratio = contrast([float(v) for v in button["color"][4:-1].split(",")],
+                                     [float(v) for v in button["background"][4:-1].split(",")])
+                    assert ratio >= 4.5, (theme, button, ratio)
+            set_theme(driver, "light")
+            check_and_capture(driver, "login-connections", language)
+        driver.find_element(By.CSS_SELECTOR, "button.connection.apple").click()
+        WebDriverWait(driver, 15).until(lambda d: d.current_url.startswith(stand_in))
+        query = dict(part.split("=", 1) for part in driver.current_url.split("?", 1)[1].split("&"))
+        assert query["client_id"] == "com.example.notes.web" and query["response_mode"] == "form_post", query
+        assert query["code_challenge_method"] == "S256" and query["state"] and query["nonce"], query
+    finally:
+        driver.quit()
+        receiver.__exit__(None, None, None)
