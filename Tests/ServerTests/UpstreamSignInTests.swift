@@ -133,4 +133,44 @@ struct UpstreamSignInTests {
         let query = queryParameters(of: try #require(declined.headers["location"]).replacingOccurrences(of: "com.example.app://", with: "https://"))
         #expect(query["error"] == "access_denied" && query["state"] == "state-123")
     }
+
+    /// A first login links to an existing user only by an email the provider says is verified,
+    /// and only with `--link-by-verified-email`; otherwise it is a new user of the connection.
+    @Test func linkingNeedsAVerifiedEmailAndTheConnectionsConsent() throws {
+        let existing = try relying.daemon.admin(["users", "create", "--email", "alice@corp.example", "--email-verified",
+                                                 "--password-stdin", "--json"], input: SignInFixture.password + "\n")
+        #expect(existing.status == 0)
+        #expect(try relying.daemon.admin(["connections", "update", "corp", "--link-by-verified-email"]).status == 0)
+
+        // The provider's user is not verified there: a new user, never a link.
+        func signIn() throws -> String? {
+            let browser = Browser(directory: relying.daemon.directory)
+            let start = try browser.get(relying.authorizeURL(clientID: appID, extra: [("connection", "corp")]))
+            let callback = try signInAtProvider(Browser(directory: provider.daemon.directory), from: try #require(start.headers["location"]))
+            return try finish(browser, callback: callback)["sub"] as? String
+        }
+        #expect(try signIn() == "oidc|corp|" + providerUserID)
+
+        // Verified at the provider later: the identity is already that new user's, and stays so.
+        #expect(try provider.daemon.admin(["users", "update", providerUserID, "--email-verified", "true"]).status == 0)
+        #expect(try signIn() == "oidc|corp|" + providerUserID)
+
+        // A fresh provider user with a verified address links to the existing database user.
+        let second = try provider.daemon.admin(["users", "create", "--email", "bob@corp.example", "--email-verified",
+                                                "--password-stdin", "--json"], input: SignInFixture.password + "\n")
+        #expect(second.status == 0)
+        let bob = try relying.daemon.admin(["users", "create", "--email", "bob@corp.example", "--email-verified",
+                                            "--password-stdin", "--json"], input: SignInFixture.password + "\n")
+        let bobObject = try JSONSerialization.jsonObject(with: Data(bob.stdout.utf8)) as? [String: Any]
+        let bobID = try #require(bobObject?["user_id"] as? String)
+        let browser = Browser(directory: relying.daemon.directory)
+        let start = try browser.get(relying.authorizeURL(clientID: appID, extra: [("connection", "corp")]))
+        let location = try #require(start.headers["location"])
+        let providerBrowser = Browser(directory: provider.daemon.directory)
+        let page = try providerBrowser.get(location)
+        let posted = try provider.submitLogin(providerBrowser, page: page, email: "bob@corp.example")
+        let resume = try #require(posted.headers["location"])
+        let callback = try #require(try providerBrowser.get(resume).headers["location"])
+        #expect(try finish(browser, callback: callback)["sub"] as? String == bobID)
+    }
 }
