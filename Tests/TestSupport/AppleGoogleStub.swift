@@ -138,6 +138,19 @@ public final class AppleGoogleStub: @unchecked Sendable {
         case consentRevoked = "consent-revoked", accountDelete = "account-delete", emailDisabled = "email-disabled", emailEnabled = "email-enabled"
     }
 
+    /// The JWT of an Apple server-to-server notification, for a test that posts `{"payload": JWT}` itself.
+    public func notificationPayload(event: Event, subject: String, email: String? = nil, audience: String? = nil, issuer: String? = nil,
+                                    iatOffset: Int = 0, forged: Bool = false, unsigned: Bool = false) throws -> String {
+        var body: [String: Any] = ["type": event.rawValue, "sub": subject, "iat_offset": iatOffset]
+        if let email { body["email"] = email }
+        if let audience { body["aud"] = audience }
+        if let issuer { body["iss"] = issuer }
+        if forged { body["variant"] = "bad-signature" }
+        if unsigned { body["variant"] = "none" }
+        guard let payload = try control("notify", body)["payload"] as? String else { throw StubError("no payload") }
+        return payload
+    }
+
     /// Signs an Apple server-to-server notification and POSTs `{"payload": JWT}` to `url`; the status
     /// and body Gatehouse answered. `forged` signs it with a key not in the JWKS (same kid).
     public func notify(url: String, event: Event, subject: String, email: String? = nil, audience: String? = nil,
