@@ -7,7 +7,7 @@ import Storage
 /// `idp-admin connections create | list | show | update | delete`: upstream identity providers
 /// (README "Upstream connections"). Secrets come only from standard input or a file and are never printed.
 enum ConnectionCommands {
-    static let all = [create, list, show, update, delete]
+    static let all = [create, list, show, update, delete, revocations]
 
     static let settingFlags = [
         "--client-id", "--team-id", "--key-id", "--private-key-file", "--discovery-url", "--authorize-url", "--token-url",
@@ -146,6 +146,35 @@ enum ConnectionCommands {
             }
             try invocation.audit("connections.deleted", details: ["connection": connection.name])
             return Output(json: ["name": connection.name, "deleted": true], text: "deleted connection \(connection.name)")
+        })
+
+    static let revocations = Command(
+        ["connections", "revocations"],
+        summary: "List the queue of Apple token revocations that account deletions started (never the tokens).",
+        usage: "connections revocations [--limit N] [--json]",
+        details: """
+            Each deleted account's Apple refresh tokens are revoked at Apple by the daemon in the background,
+            retried with backoff until Apple answers 200 (status done; the token is then dropped). failed:
+            the connection was deleted before Apple could be told.
+            """,
+        valueFlags: ["--limit"],
+        run: { invocation in
+            let limit = try invocation.arguments.value("--limit").map { text -> Int in
+                guard let number = Int(text), number > 0 else { throw AdminError.usage("--limit must be a positive number") }
+                return number
+            } ?? 50
+            let store = try invocation.store()
+            let entries = try storageFailures { () throws(StorageError) in try SQLiteUpstreamRevocationQueue.list(in: store, limit: limit) }
+            func time(_ date: Date?) -> String { date.map { $0.formatted(.iso8601) } ?? "-" }
+            return Output.table(["ID", "CONNECTION", "CLIENT ID", "STATUS", "ATTEMPTS", "CREATED", "NEXT ATTEMPT", "LAST ERROR"],
+                                entries.map { [String($0.id), $0.connection, $0.clientID, $0.status.rawValue, String($0.attempts),
+                                               time($0.createdAt), time($0.nextAttemptAt), $0.lastError ?? "-"] },
+                                json: entries.map { entry -> [String: Any] in
+                                    ["id": entry.id, "connection": entry.connection, "client_id": entry.clientID, "status": entry.status.rawValue,
+                                     "attempts": entry.attempts, "created_at": time(entry.createdAt),
+                                     "next_attempt_at": entry.nextAttemptAt.map(time) ?? NSNull(),
+                                     "finished_at": entry.finishedAt.map(time) ?? NSNull(), "last_error": entry.lastError ?? NSNull()]
+                                })
         })
 
     // MARK: - helpers

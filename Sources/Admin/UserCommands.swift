@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeyManagement
 import Model
 import OIDC
 import Settings
@@ -253,27 +254,40 @@ enum UserCommands {
 
     static let delete = Command(
         ["users", "delete"],
-        summary: "Delete a user with their sessions, codes, grants and tokens.",
+        summary: "Delete a user with their sessions, codes, grants and tokens; revoke their Apple tokens.",
         usage: "users delete USER_ID|EMAIL [--yes] [--json]",
         details: """
-            Removes the user, their sessions, pending authorization codes, grants and refresh tokens; their
-            access tokens are refused at /userinfo from then on. The audit log keeps their past events. Cannot be undone.
+            Removes the user, their sessions, pending authorization codes, grants, refresh tokens, identities,
+            one-time codes and queued mail; their access tokens are refused from then on. The audit log keeps
+            their past events under a pseudonymous id, without their id or email. Each Apple refresh token
+            they hold is queued for revocation at Apple, which the daemon sends (and retries) in the
+            background (`connections revocations` lists the queue). Cannot be undone.
             """,
         positionals: 1...1,
         run: { invocation in
-            let users = SQLiteUserStore(store: try invocation.store())
+            let store = try invocation.store()
+            let users = SQLiteUserStore(store: store)
             let user = try existingUser(invocation.arguments.positionals[0], in: users)
             try invocation.confirm("Delete the user \(user.email) (\(user.userID)) with their sessions and tokens? This cannot be undone.")
+            let deleted: DeletedAccount
             do {
-                try users.delete(userID: user.userID)
+                let manager = try KeyManager.open(store: store, settings: invocation.settings())
+                deleted = try SQLiteAccountDeletion(store: store, tokenKey: manager.derivedKey(purpose: UpstreamTokenKey.purpose),
+                                                    pseudonymKey: manager.derivedKey(purpose: AuditPseudonymKey.purpose))
+                    .deleteAccount(userID: user.userID, at: Date())
             } catch StorageError.notFound {
                 throw AdminError.failed("no user with id or email \(invocation.arguments.positionals[0])")
+            } catch let error as KeyError {
+                throw AdminError.failed(error.description)
             } catch {
                 throw AdminError.failed("\(error)")
             }
-            try invocation.audit("users.deleted", userID: user.userID, details: ["email": user.email])
-            return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true],
-                          text: "deleted user \(user.email) (\(user.userID))")
+            try invocation.audit("users.deleted", userID: deleted.pseudonym,
+                                 details: ["upstream_revocations_queued": String(deleted.revocationsQueued)])
+            let queued = deleted.revocationsQueued == 0 ? "" : "; \(deleted.revocationsQueued) Apple token(s) queued for revocation"
+            return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true,
+                                 "upstream_revocations_queued": deleted.revocationsQueued],
+                          text: "deleted user \(user.email) (\(user.userID))" + queued)
         })
 
     private static func setBlocked(_ blocked: Bool, _ invocation: Invocation) throws -> Output {

@@ -39,6 +39,8 @@ struct Composition: Sendable {
     let mailQueue: (any MailQueue)?
     /// Drains `mailQueue`; `GatehouseServer` starts and stops it.
     let mailSender: MailSender?
+    /// Apple's side of upstream sign-in: refresh tokens, client secrets, account deletion, revocation, notifications.
+    let upstream: UpstreamAccountParts
 
     /// - Parameter mail: a queue for account messages instead of the configured outbox (tests).
     init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock(),
@@ -133,6 +135,8 @@ struct Composition: Sendable {
             try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
                                               grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
+        upstream = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
+                                        holders: holders, clock: clock, logger: logger)
         revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
                                          keys: keys, opaqueTokens: opaque, clock: clock)

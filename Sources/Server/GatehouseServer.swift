@@ -17,6 +17,7 @@ public final class GatehouseServer: Sendable {
     private let audit: AuditRecorder
     private let maintenance: MaintenanceTask
     private let mailSender: MailSender?
+    private let revocationSender: UpstreamRevocationSender
     private let http: HTTPServer
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
     public let production: ProductionServices
@@ -43,6 +44,7 @@ public final class GatehouseServer: Sendable {
         let parts = Composition(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
         audit = parts.services.auditRecorder
         mailSender = parts.mailSender
+        revocationSender = parts.upstream.revocationSender
         if let delivery = settings.emailDelivery {
             // Caught now rather than at the first message: an unreadable password file.
             do {
@@ -74,6 +76,7 @@ public final class GatehouseServer: Sendable {
             adminAddresses.withLock { $0 = admin }
             maintenance.start()
             mailSender?.start()
+            revocationSender.start()
             return bound
         } catch let error as StartupError {
             throw error
@@ -105,6 +108,7 @@ public final class GatehouseServer: Sendable {
         keyRefresher.stop()
         maintenance.stop()  // Ends after its current batch.
         mailSender?.stop()  // Aborts a delivery in progress; it is retried after the next start.
+        revocationSender.stop()  // A revocation in flight is retried after the next start.
         audit.stop()  // Writes the events of the last requests before the database closes.
         store.close()
     }

@@ -104,6 +104,12 @@ struct Routes {
         for method in ["GET", "PATCH", "OPTIONS"] {
             router.add(method, under: CurrentUserEndpoint.pathPrefix, execution: .worker, method == "OPTIONS" ? preflight : currentUser.handle)
         }
+        let sender = parts.upstream.revocationSender
+        router.add("DELETE", under: CurrentUserEndpoint.pathPrefix, execution: .worker,
+                   AccountDeletionEndpoint(services: services, api: parts.upstream.deletion, queued: { sender.wake() }).handle)
+        // Apple's server-to-server notifications (cross-site, unauthenticated: the signed payload decides).
+        router.add("POST", AppleNotificationsEndpoint.path, execution: .worker,
+                   AppleNotificationsEndpoint(services: services, notifications: parts.upstream.notifications).handle)
         let links = AccountLinkPages(services: services, selfService: selfService)
         router.add("GET", SelfService.resetPath, execution: .worker, links.resetForm)
         router.add("POST", SelfService.resetPath, execution: .worker, links.resetSubmit)

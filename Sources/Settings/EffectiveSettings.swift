@@ -22,6 +22,7 @@ public enum EffectiveSettings {
             "password_reset_ends_sessions": settings.passwordResetEndsSessions ? "on" : "off",
             "code_lifetime": ValueParsers.describe(settings.codeLifetime),
             "code_max_attempts": String(settings.codeMaxAttempts),
+            "account_deletion_max_age": ValueParsers.describe(settings.accountDeletionMaxAge),
             "locales_dir": settings.localesDir ?? "",
             "max_header_bytes": String(settings.maxHeaderBytes),
             "max_body_bytes": String(settings.maxBodyBytes),

@@ -56,6 +56,8 @@ public struct Settings: Sendable, Equatable {
     public var passwordResetEndsSessions: Bool = true
     /// How long an emailed code (verification, reset, passwordless) stays good.
     public var codeLifetime: Duration = .seconds(600)
+    /// How recent a login must be for the user to delete their own account.
+    public var accountDeletionMaxAge: Duration = .seconds(600)
     /// A directory of `<tag>.strings` files overriding or adding page texts; nil: the shipped texts only.
     public var localesDir: String?
     /// Wrong tries after which an emailed code dies.

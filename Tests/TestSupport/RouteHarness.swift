@@ -15,6 +15,8 @@ public final class RouteHarness: @unchecked Sendable {
     public let store: Store
     public let routes: InProcessRoutes
     public let issuer: String
+    /// The settings the routes run with (the database, its key-encryption key file, …).
+    public let settings: Settings
     private let lock = NSLock()
     private var jar: [String: String] = [:]
     private var requests = 0
@@ -31,6 +33,7 @@ public final class RouteHarness: @unchecked Sendable {
         settings.issuer = parsed
         settings.database = directory.file("idp.sqlite3")
         configure(&settings)
+        self.settings = settings
         store = try Store(path: settings.database)
         routes = try InProcessRoutes(settings: settings, store: store, logger: Logger(level: .error, sink: .memory()), clock: clock,
                                      mail: mail)

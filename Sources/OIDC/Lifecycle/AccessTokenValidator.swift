@@ -12,6 +12,15 @@ public struct AccessTokenGrant: Sendable, Equatable {
     public var grantedScopes: [String] = []
     public let clientID: String
     public let grantID: String
+    /// When the user signed in (the JWT's `auth_time`); nil for opaque tokens and tokens without it.
+    public var authTime: Date?
+}
+
+/// What a valid machine-to-machine (client_credentials) access token grants at an API.
+public struct MachineTokenGrant: Sendable, Equatable {
+    public let clientID: String
+    public let scopes: [String]
+    public let grantID: String
 }
 
 /// Validates our access tokens — opaque ones, and JWTs (RFC 9068 §4) — for /userinfo; every failure is `invalid_token` (401).
@@ -58,7 +67,28 @@ public enum AccessTokenValidator {
         let scopes = AuthorizationRequest.canonicalScopes(presented.scope)
         var result = AccessTokenGrant(user: user, scopes: scopes, clientID: clientID, grantID: grantID)
         result.grantedScopes = ScopeList.tokens(presented.scope)
+        result.authTime = presented.authTime.map { Date(timeIntervalSince1970: TimeInterval($0)) }
         return result
+    }
+
+    /// A client_credentials JWT for `audience` (RFC 9068 with `gty` `client-credentials`, `sub` the
+    /// client): its signature, `typ`, `iss`, `aud`, `exp`, and a live grant of that client with no
+    /// user. Nil when the token is not such a JWT (then it may be a user's token); `invalid_token`
+    /// when it is one and fails a check.
+    public static func validateMachine(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String, audience: String,
+                                       grants: any GrantStore, clock: any Clock) throws(OAuthError) -> MachineTokenGrant? {
+        guard !OpaqueAccessTokens.looksOpaque(bearer) else { return nil }
+        guard let verified = try? JWS.verify(bearer, keys: keys), let claims = try? verified.claims(),
+              claims["gty"]?.stringValue == "client-credentials" else { return nil }
+        let presented = try self.verified(bearer, keys: keys, issuer: issuer, audience: audience)
+        guard Double(presented.expiresAt) > clock.now.timeIntervalSince1970 else { throw invalid("expired") }
+        guard presented.userID == presented.clientID else { throw invalid("a client_credentials token whose sub is not its client") }
+        let grant: Grant?
+        do { grant = try grants.find(grantID: presented.grantID) } catch { throw OAuthError(storage: error) }
+        guard let grant, grant.revokedAt == nil, grant.userID == nil, grant.clientID == presented.clientID else {
+            throw invalid("grant \(presented.grantID) unknown or revoked")
+        }
+        return MachineTokenGrant(clientID: presented.clientID, scopes: ScopeList.tokens(presented.scope), grantID: presented.grantID)
     }
 
     /// What either kind of token says, once its integrity is established.
@@ -68,6 +98,7 @@ public enum AccessTokenValidator {
         let clientID: String
         let scope: String
         let expiresAt: Int64
+        var authTime: Int64?
     }
 
     static func opened(_ bearer: String, opaque: OpaqueAccessTokens) throws(OAuthError) -> Presented {
@@ -100,7 +131,8 @@ public enum AccessTokenValidator {
         guard let exp = claims["exp"]?.integerValue else { throw invalid("expired or no exp") }
         guard let subject = claims["sub"]?.stringValue, let grantID = claims["grant_id"]?.stringValue,
               let clientID = claims["client_id"]?.stringValue else { throw invalid("missing sub, grant_id or client_id") }
-        return Presented(userID: subject, grantID: grantID, clientID: clientID, scope: claims["scope"]?.stringValue ?? "", expiresAt: exp)
+        return Presented(userID: subject, grantID: grantID, clientID: clientID, scope: claims["scope"]?.stringValue ?? "", expiresAt: exp,
+                         authTime: claims["auth_time"]?.integerValue)
     }
 
     private static func invalid(_ detail: String) -> OAuthError {

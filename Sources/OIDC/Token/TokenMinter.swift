@@ -90,13 +90,14 @@ public struct TokenMinter: Sendable {
         return try sign(idTokenClaims(for: issuance, now: now), algorithm: algorithm, typ: "JWT")
     }
 
-    /// RFC 9068 claims: `iss sub aud client_id scope jti iat exp grant_id`.
+    /// RFC 9068 claims: `iss sub aud client_id scope jti iat exp grant_id`, and `auth_time` (§2.2.1)
+    /// when the sign-in time is known: the Management API's account deletion asks for a recent login.
     public func accessTokenClaims(for issuance: TokenIssuance, now: Date) -> [String: JSONValue] {
         let iat = Self.seconds(now)
         var audience: [JSONValue] = []
         if let requested = issuance.audience, requested != userinfoAudience { audience.append(.string(requested)) }
         audience.append(.string(userinfoAudience))
-        return [
+        var claims: [String: JSONValue] = [
             "iss": .string(issuer),
             "sub": .string(issuance.user.userID),
             "aud": audience.count == 1 ? audience[0] : .array(audience),
@@ -107,6 +108,8 @@ public struct TokenMinter: Sendable {
             "exp": .integer(iat + Int64(issuance.client.accessTokenLifetime)),
             "grant_id": .string(issuance.grant.grantID),
         ]
+        claims["auth_time"] = issuance.authTime.map { .integer(Self.seconds($0)) }
+        return claims
     }
 
     /// Whether the access token is only good for `/userinfo` (no audience, or the userinfo URL itself):

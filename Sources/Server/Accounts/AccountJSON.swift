@@ -87,6 +87,20 @@ enum AccountJSON {
         return response
     }
 
+    /// A refusal of `/api/v2/…` in the Management API's shape `{statusCode, error, message, errorCode}`.
+    static func managementError(_ error: ManagementAPIError, request: HTTPRequest, clientID: String?, services: Services) -> HTTPResponse {
+        if let detail = error.detail {
+            services.logger.info("management_api_refused", ["request_id": .string(request.requestID), "detail": .string(detail)])
+        }
+        var response = success([
+            "statusCode": .integer(Int64(error.status)), "error": .string(error.error), "message": .string(error.message),
+            "errorCode": .string(error.errorCode),
+        ], status: error.status)
+        if error.status == 401 { response.headers.set("WWW-Authenticate", "Bearer error=\"invalid_token\"") }
+        ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
+        return response
+    }
+
     /// The application a request names by `client_id`: unknown or missing is `invalid_client`.
     static func client(_ object: [String: JSONValue], services: Services) throws(AccountError) -> Client {
         guard let clientID = try string(object, "client_id"), !clientID.isEmpty else {

@@ -34,16 +34,7 @@ struct CurrentUserEndpoint: Sendable {
                 return respond(CurrentUserAPI.profile(user), request: request, clientID: clientID)
             }
         } catch {
-            if let detail = error.detail {
-                services.logger.info("management_api_refused", ["request_id": .string(request.requestID), "detail": .string(detail)])
-            }
-            var response = AccountJSON.success([
-                "statusCode": .integer(Int64(error.status)), "error": .string(error.error), "message": .string(error.message),
-                "errorCode": .string(error.errorCode),
-            ], status: error.status)
-            if error.status == 401 { response.headers.set("WWW-Authenticate", "Bearer error=\"invalid_token\"") }
-            ClientCORS.apply(&response, request: request, clientID: clientID, services: services)
-            return response
+            return AccountJSON.managementError(error, request: request, clientID: clientID, services: services)
         }
     }
 

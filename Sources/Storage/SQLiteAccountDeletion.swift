@@ -1,0 +1,85 @@
+import Crypto
+import FoundationEssentials
+import Model
+import SQLite
+
+/// Deletes an account and what is theirs in one write transaction (README "Account deletion"):
+/// queues the revocation of each stored Apple refresh token (`SQLiteUpstreamRevocationQueue`),
+/// remembers the digests of their live refresh tokens (so a refresh says the user is gone), deletes
+/// the user row — foreign keys take sessions, grants, refresh tokens, codes, identities and password
+/// history with it —, their one-time codes and queued mail, and rewrites their audit events to a
+/// pseudonymous id with no email, so the audit trail keeps what happened but not to whom.
+public struct SQLiteAccountDeletion: AccountDeleter {
+    let database: Database
+    let seal: UpstreamTokenSeal
+    private let pseudonymKey: [UInt8]
+
+    /// - Parameters:
+    ///   - tokenKey: derived under `UpstreamTokenKey.purpose`.
+    ///   - pseudonymKey: derived under `AuditPseudonymKey.purpose`.
+    public init(store: Store, tokenKey: [UInt8], pseudonymKey: [UInt8]) {
+        database = store.database
+        seal = UpstreamTokenSeal(key: tokenKey)
+        self.pseudonymKey = pseudonymKey
+    }
+
+    /// `deleted|` and 32 hex digits of HMAC-SHA256 under a key derived from the key-encryption key:
+    /// the same user id always gives the same pseudonym (events stay grouped), and no one without
+    /// the key can tell whose it is.
+    public static func pseudonym(userID: String, key: [UInt8]) -> String {
+        "deleted|" + HMAC.sha256(key: key, data: Array(userID.utf8)).prefix(16).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined()
+    }
+
+    public func deleteAccount(userID: String, at time: Date) throws(StorageError) -> DeletedAccount {
+        let pseudonym = Self.pseudonym(userID: userID, key: pseudonymKey)
+        let now = Int64(time.timeIntervalSince1970.rounded(.down))
+        return try mapStorageErrors {
+            try database.write { db in
+                guard let user = try SQLiteUserStore.find(userID: userID, on: db) else { throw StorageError.notFound("user \(userID)") }
+                let identities = try db.query(
+                    """
+                    SELECT i.connection, i.subject, i.sealed_refresh_token, i.refresh_token_client_id, c.strategy
+                    FROM identities i JOIN connections c ON c.name = i.connection WHERE i.user_id = ?1
+                    """, [.text(userID)])
+                var queued = 0
+                for row in identities where try row.string("strategy") == ConnectionStrategy.apple.rawValue && !(try row.isNull("sealed_refresh_token")) {
+                    let connection = try row.string("connection")
+                    let binding = UpstreamTokenSeal.identityBinding(connection: connection, subject: try row.string("subject"))
+                    // A token sealed under another key cannot be revoked by anyone: nothing to queue.
+                    guard let token = seal.open(try row.blob("sealed_refresh_token"), boundTo: binding) else { continue }
+                    try SQLiteUpstreamRevocationQueue.insert(token: token, connection: connection, clientID: try row.string("refresh_token_client_id"),
+                                                             at: now, seal: seal, on: db)
+                    queued += 1
+                }
+                let sessions = try db.queryOne("SELECT count(*) FROM sessions WHERE user_id = ?1 AND ended_at IS NULL", [.text(userID)])?.int(0) ?? 0
+                let grants = try db.queryOne("SELECT count(*) FROM grants WHERE user_id = ?1 AND revoked_at IS NULL", [.text(userID)])?.int(0) ?? 0
+                // As SQLiteUserStore.delete: the digests of live refresh tokens, so a refresh says the user is gone.
+                _ = try db.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
+                _ = try db.run(
+                    """
+                    INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+                    SELECT token_hash, expires_at FROM refresh_tokens
+                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
+                    """, [.text(userID), .integer(now)])
+                // Keyed by address, not by user: only the database connection's user owns the address's codes.
+                if user.connection == nil {
+                    _ = try db.run("DELETE FROM one_time_codes WHERE email_key = ?1", [.text(User.emailKey(user.email))])
+                    _ = try db.run("DELETE FROM mail_outbox WHERE lower(recipient) = ?1", [.text(User.emailKey(user.email))])
+                }
+                _ = try db.run(
+                    "UPDATE audit_events SET user_id = ?2, details = json_remove(details, '$.email') WHERE user_id = ?1",
+                    [.text(userID), .text(pseudonym)])
+                _ = try db.run("DELETE FROM users WHERE user_id = ?1", [.text(userID)])
+                return DeletedAccount(pseudonym: pseudonym, revocationsQueued: queued, identities: identities.count, sessions: sessions, grants: grants)
+            }
+        }
+    }
+}
+
+/// The one label the daemon and `idp-admin` derive the audit pseudonym key under.
+public enum AuditPseudonymKey {
+    public static let purpose = "gatehouse audit pseudonym v1"
+}
