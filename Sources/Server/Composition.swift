@@ -115,8 +115,11 @@ struct Composition: Sendable {
         flow.deviceLabel = { ClientInfo.label($0) }
         flow.selfService = selfService
         flow.databaseConnection = settings.connectionName
-        let upstream = Self.upstreamAuthenticator(settings: settings, store: store, users: users, keyRing: keyRing, clock: clock)
-        flow.upstream = upstream
+        let upstreamParts = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
+                                                 holders: grantHolders, clock: clock, logger: logger)
+        upstream = upstreamParts
+        let upstreamSignIn = Self.upstreamAuthenticator(settings: settings, parts: upstreamParts, users: users, clock: clock)
+        flow.upstream = upstreamSignIn
         flow.upstreamSeal = UpstreamStateSeal(key: keyRing.derivedKey(purpose: "gatehouse upstream sign-in seal v1"))
         self.flow = flow
 
@@ -128,15 +131,13 @@ struct Composition: Sendable {
                                    refreshTokens: refreshTokens, apis: apis,
                                    passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
         tokens.selfService = selfService
-        tokens.nativeSignIn = NativeSignIn(upstream: upstream)
+        tokens.nativeSignIn = NativeSignIn(upstream: upstreamSignIn)
         self.tokens = tokens
         let holders = grantHolders
         currentUser = CurrentUserAPI(issuer: issuer, users: users, clock: clock) { bearer, audience throws(OAuthError) in
             try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
                                               grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
-        upstream = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
-                                        holders: holders, clock: clock, logger: logger)
         revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
                                          keys: keys, opaqueTokens: opaque, clock: clock)
@@ -164,16 +165,15 @@ struct Composition: Sendable {
     }
     /// Sign-in through upstream connections (README "Upstream connections"): libcurl towards the
     /// providers, their keys and discovery documents cached in memory.
-    static func upstreamAuthenticator(settings: Settings, store: Store, users: any UserStore, keyRing: KeyRing,
+    static func upstreamAuthenticator(settings: Settings, parts: UpstreamAccountParts, users: any UserStore,
                                       clock: any Clock) -> UpstreamAuthenticator {
-        let fetcher = CurlUpstreamFetcher()
-        let stores = UpstreamAuthenticator.Stores(
-            connections: SQLiteConnectionStore(store: store, key: keyRing.derivedKey(purpose: ConnectionSecretKey.purpose)),
-            identities: SQLiteIdentityStore(store: store), users: users)
-        return UpstreamAuthenticator(stores: stores, endpoints: UpstreamEndpointResolver(fetcher: fetcher),
-                                     verifier: UpstreamIDTokenVerifier(keys: UpstreamKeyCache(fetcher: fetcher)),
-                                     redemption: UpstreamCodeRedemption(fetcher: fetcher, secrets: StoredUpstreamSecrets()),
-                                     callbackURL: settings.issuer.endpoint(UpstreamAuthenticator.callbackPath), clock: clock)
+        let stores = UpstreamAuthenticator.Stores(connections: parts.connections, identities: parts.identities, users: users)
+        var authenticator = UpstreamAuthenticator(
+            stores: stores, endpoints: UpstreamEndpointResolver(fetcher: parts.fetcher), verifier: UpstreamIDTokenVerifier(keys: parts.keyCache),
+            redemption: UpstreamCodeRedemption(fetcher: parts.fetcher, secrets: ConnectionClientSecrets(apple: parts.appleSecrets)),
+            callbackURL: settings.issuer.endpoint(UpstreamAuthenticator.callbackPath), clock: clock)
+        authenticator.upstreamTokens = parts.upstreamTokens
+        return authenticator
     }
 
     /// The derivation label of the mail outbox's seal key; `idp-admin email test --queue` uses the same.

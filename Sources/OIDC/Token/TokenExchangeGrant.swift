@@ -45,13 +45,12 @@ extension TokenEndpoint {
             let user: User
             do throws(UpstreamError) {
                 user = try nativeSignIn.upstream.signIn(verified.claims, connection: verified.connection, now: now)
+                try nativeSignIn.upstream.keep(verified.refreshToken, of: verified.claims, connection: verified.connection,
+                                               clientID: verified.redeemedBy ?? verified.connection.clientID, now: now)
             } catch {
                 throw OAuthError(nativeSignIn: error)
             }
             guard !user.blocked else { throw OAuthError(.unauthorized, CredentialMessages.userBlocked) }
-            if let refreshToken = verified.refreshToken, let subject = verified.claims["sub"]?.stringValue {
-                nativeSignIn.upstream.keepRefreshToken(verified.connection.name, subject, refreshToken)
-            }
             try storage { () throws(StorageError) in
                 try signIns.completeLogin(LoginCompletion(userID: user.userID, time: now, rehashedPassword: nil, clearedThrottleKeys: []))
             }

@@ -4,6 +4,7 @@ import Model
 /// (`--issuer`, `--jwks-url`, `--token-url`, `--revoke-url`; tests point them at a local stand-in).
 public enum AppleEndpoints {
     public static let issuer = "https://appleid.apple.com"
+    public static let authorizeURL = "https://appleid.apple.com/auth/authorize"
     public static let jwksURL = "https://appleid.apple.com/auth/keys"
     public static let tokenURL = "https://appleid.apple.com/auth/token"
     public static let revokeURL = "https://appleid.apple.com/auth/revoke"

@@ -142,7 +142,7 @@ public struct AppleNotifications: Sendable {
     }
 
     private func verifiedClaims(_ payload: String, jwksURL: String) throws(AppleNotificationError) -> [String: JSONValue] {
-        let kid = UpstreamIDTokenVerifier.headerKid(payload)
+        let kid = UpstreamIDTokenVerifier.header(payload)?["kid"]?.stringValue
         var key: JWK?
         if let kid {
             do { key = try keys.key(kid: kid, url: jwksURL, now: clock.now) } catch { throw .unavailable(error.description) }

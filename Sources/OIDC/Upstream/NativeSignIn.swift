@@ -21,8 +21,9 @@ public struct NativeSignIn: Sendable {
     public struct Verified: Sendable {
         public var claims: [String: JSONValue]
         public var connection: UpstreamConnection
-        /// Apple's refresh token, when a code was redeemed.
+        /// Apple's refresh token, when a code was redeemed, and the client id (bundle id) that redeemed it.
         public var refreshToken: String?
+        public var redeemedBy: String?
     }
 
     /// A natively obtained ID token. `nonce` is the raw value the app generated: Apple's token
@@ -61,7 +62,7 @@ public struct NativeSignIn: Sendable {
         var claims = try upstream.verifier.verify(tokens.idToken, expecting: .init(issuer: urls.issuer, jwksURL: urls.jwksURL,
                                                                                    audiences: [bundleID], nonce: nil), now: now)
         if let userProfile { AppleUserField.merge(userProfile, into: &claims) }
-        return Verified(claims: claims, connection: connection, refreshToken: tokens.refreshToken)
+        return Verified(claims: claims, connection: connection, refreshToken: tokens.refreshToken, redeemedBy: bundleID)
     }
 
     /// The application's enabled connection named `name`, or else the first that `matches`.

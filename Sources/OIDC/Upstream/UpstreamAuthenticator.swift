@@ -61,8 +61,8 @@ public struct UpstreamAuthenticator: Authenticator {
     public let callbackURL: String
     public let clock: any Clock
     public let random: any RandomSource
-    /// Keeps a provider's refresh token for the identity (Apple's, which account deletion revokes).
-    public var keepRefreshToken: @Sendable (_ connection: String, _ subject: String, _ token: String) -> Void = { _, _, _ in }
+    /// Where Apple's refresh tokens are kept, sealed: account deletion revokes them at Apple (nil: not kept).
+    public var upstreamTokens: (any UpstreamTokenStore)?
 
     public init(stores: Stores, endpoints: UpstreamEndpointResolver, verifier: UpstreamIDTokenVerifier, redemption: UpstreamCodeRedemption,
                 callbackURL: String, clock: any Clock, random: any RandomSource = SystemRandom()) {
@@ -138,10 +138,19 @@ public struct UpstreamAuthenticator: Authenticator {
         try Self.checkHostedDomain(claims, connection: connection)
         if connection.strategy == .apple, let user = fields["user"] { AppleUserField.merge(user, into: &claims) }
         let user = try signIn(claims, connection: connection, now: now)
-        if let refreshToken = tokens.refreshToken, let subject = claims["sub"]?.stringValue {
-            keepRefreshToken(connection.name, subject, refreshToken)
-        }
+        try keep(tokens.refreshToken, of: claims, connection: connection, clientID: connection.clientID, now: now)
         return user
+    }
+
+    /// Keeps Apple's refresh token with the client id that redeemed it: revocation must name the same id
+    /// (README "Account deletion"). Other providers' refresh tokens are not kept: Gatehouse never uses them.
+    public func keep(_ refreshToken: String?, of claims: [String: JSONValue], connection: UpstreamConnection, clientID: String,
+                     now: Date) throws(UpstreamError) {
+        guard connection.strategy == .apple, let refreshToken, let subject = claims["sub"]?.stringValue, let upstreamTokens else { return }
+        try storage { () throws(StorageError) in
+            try upstreamTokens.setRefreshToken(UpstreamRefreshToken(token: refreshToken, clientID: clientID), connection: connection.name,
+                                               subject: subject, at: now)
+        }
     }
 
     /// Google's `hd` restriction: the token must name the connection's domain (absent: any account).

@@ -22,6 +22,10 @@ public struct UpstreamAuthorizationRequest: Sendable, Equatable {
         nonce = random.token(bytes: 32)
         codeVerifier = random.token(bytes: 32)  // 43 base64url characters, RFC 7636 §4.1
         var scopes = connection.scopes
+        if connection.strategy == .apple {
+            // Apple knows `name` and `email` only; the default `profile` means the name there.
+            scopes = scopes.map { $0 == "profile" ? "name" : $0 }
+        }
         if !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         var parameters: [(String, String)] = [
             ("response_type", "code"), ("client_id", connection.clientID), ("redirect_uri", callback),

@@ -14,6 +14,21 @@ public struct StoredUpstreamSecrets: UpstreamClientSecrets {
     public func secret(for connection: UpstreamConnection, clientID: String) throws(UpstreamError) -> String? { connection.clientSecret }
 }
 
+/// Apple's connections sign a client-secret JWT with their `.p8` key (`AppleClientSecret`); a
+/// connection given a plain secret instead (`--client-secret-stdin`) and every other one uses that.
+public struct ConnectionClientSecrets: UpstreamClientSecrets {
+    public let apple: AppleClientSecret
+
+    public init(apple: AppleClientSecret) {
+        self.apple = apple
+    }
+
+    public func secret(for connection: UpstreamConnection, clientID: String) throws(UpstreamError) -> String? {
+        if connection.strategy == .apple && connection.privateKey != nil { return try apple.secret(for: connection, clientID: clientID) }
+        return connection.clientSecret
+    }
+}
+
 /// What a provider's token endpoint answered to a code (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
 public struct UpstreamTokens: Sendable, Equatable {
     public var idToken: String

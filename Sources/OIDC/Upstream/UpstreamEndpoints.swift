@@ -25,9 +25,8 @@ public struct UpstreamEndpoints: Sendable, Equatable {
     public static func wellKnown(_ strategy: ConnectionStrategy) -> UpstreamEndpoints? {
         switch strategy {
         case .apple:
-            UpstreamEndpoints(issuer: "https://appleid.apple.com", authorizeURL: "https://appleid.apple.com/auth/authorize",
-                              tokenURL: "https://appleid.apple.com/auth/token", jwksURL: "https://appleid.apple.com/auth/keys",
-                              revokeURL: "https://appleid.apple.com/auth/revoke")
+            UpstreamEndpoints(issuer: AppleEndpoints.issuer, authorizeURL: AppleEndpoints.authorizeURL, tokenURL: AppleEndpoints.tokenURL,
+                              jwksURL: AppleEndpoints.jwksURL, revokeURL: AppleEndpoints.revokeURL)
         case .google:
             UpstreamEndpoints(issuer: "https://accounts.google.com", authorizeURL: "https://accounts.google.com/o/oauth2/v2/auth",
                               tokenURL: "https://oauth2.googleapis.com/token", jwksURL: "https://www.googleapis.com/oauth2/v3/certs",

@@ -38,7 +38,12 @@ public struct UpstreamIDTokenVerifier: Sendable {
     /// The verified claims, or `.invalidIDToken` naming the failed check.
     public func verify(_ token: String, expecting expected: Expectation, now: Date) throws(UpstreamError) -> [String: JSONValue] {
         // The key lookup cannot throw through JWS.verify: fetch first, for the kid the header names.
-        let kid = Self.headerKid(token)
+        let header = Self.header(token)
+        // Named before anything else: `alg: none` comes with an empty signature, which would read as malformed.
+        if let alg = header?["alg"]?.stringValue, alg != "RS256" && alg != "ES256" {
+            throw .invalidIDToken(Self.reason(.unsupportedAlgorithm(alg)))
+        }
+        let kid = header?["kid"]?.stringValue
         var lookupError: UpstreamError?
         var key: JWK?
         if let kid {
@@ -93,13 +98,13 @@ public struct UpstreamIDTokenVerifier: Sendable {
         }
     }
 
-    /// The `kid` of the token's header, read without trusting anything else in it.
-    static func headerKid(_ token: String) -> String? {
+    /// The token's header, read before verification only to pick the key and refuse a foreign `alg` early.
+    static func header(_ token: String) -> [String: JSONValue]? {
         guard let dot = token.utf8.firstIndex(of: UInt8(ascii: ".")), token.utf8.distance(from: token.utf8.startIndex, to: dot) <= 4096,
               let bytes = try? Base64URL.decode(String(token[..<dot])), case .object(let header)? = try? JSONValue(parsing: bytes) else {
             return nil
         }
-        return header["kid"]?.stringValue
+        return header
     }
 
     static func reason(_ error: JWSError) -> String {
