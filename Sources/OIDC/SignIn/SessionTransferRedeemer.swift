@@ -69,7 +69,7 @@ public struct SessionTransferRedeemer: Sendable {
                           context: inout RequestContext) throws(OAuthError) -> Outcome {
         let query = pairs.first { $0.0 == Self.queryParameter }?.1.nonEmpty
         let cookie = transferCookie?.nonEmpty
-        guard query != nil || cookie != nil, flow.inspect(pairs) == nil,
+        guard query != nil || cookie != nil, Self.goesOn(flow.inspect(pairs)),
               let clientID = pairs.first(where: { $0.0 == "client_id" })?.1,
               let client = try storage({ () throws(StorageError) in try flow.stores.clients.find(clientID: clientID) }) else {
             return Outcome(step: try flow.authorize(pairs, sessionCookie: sessionCookie, context: &context))
@@ -147,6 +147,18 @@ public struct SessionTransferRedeemer: Sendable {
         outcome.newSession = (value, Int(flow.sessionLifetime))
         outcome.step = try flow.authorize(pairs, sessionCookie: value, context: &context)
         return outcome
+    }
+}
+
+extension SessionTransferRedeemer {
+    /// Whether the request passed its own checks: `inspect` decides without a session, so for
+    /// `prompt=none` the session policy's `login_required` stands for "would go on".
+    static func goesOn(_ inspected: AuthorizeStep?) -> Bool {
+        switch inspected {
+        case nil: true
+        case .errorRedirect(_, let error)?: error.code == .loginRequired
+        default: false
+        }
     }
 }
 
