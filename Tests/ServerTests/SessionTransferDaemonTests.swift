@@ -91,6 +91,9 @@ import TestSupport
         let signedIn = try webView.get(webAuthorizeURL(fixture, apps, extra: [("session_transfer_token", try #require(second["access_token"] as? String))]))
         #expect(signedIn.status == 302)
         #expect(try webView.get(webAuthorizeURL(fixture, apps, extra: [("prompt", "none")])).headers["location"]?.contains("code=") == true)
+        let listed = try fixture.daemon.admin(["sessions", "list", "--user", apps.userID, "--json"])
+        let sessions = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(sessions.filter { $0["transferred_from"] is String }.count == 1, "\(listed.stdout)")
 
         // The operator revokes the app's tokens: the web view's session, made by the transfer, ends with them.
         let revoked = try fixture.daemon.admin(["tokens", "revoke", "--user", apps.userID, "--app", apps.native, "--json"])
