@@ -302,6 +302,16 @@ struct SessionTransferRouteTests {
         #expect(try events("session_transfer.rejected").map { $0.details["reason"] } == ["parent_revoked"])
     }
 
+    @Test func aBlockedUsersTokenIsNotHonoured() throws {
+        let transfer = try transferToken()
+        let users = SQLiteUserStore(store: harness.store)
+        var alice = try #require(try users.find(userID: "auth0|alice"))
+        alice.blocked = true
+        try users.update(alice)
+        #expect(isLoginPage(webAuthorize(query: transfer.token)))
+        #expect(try events("session_transfer.rejected").map { $0.details["reason"] } == ["user_unavailable"])
+    }
+
     // MARK: - Revoking the parent
 
     @Test func revokingTheParentEndsTheTransferredSessionAndItsTokens() throws {
