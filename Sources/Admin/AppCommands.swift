@@ -14,10 +14,10 @@ enum AppCommands {
         "--access-token-lifetime", "--id-token-lifetime", "--refresh-absolute-lifetime", "--refresh-idle-lifetime",
         "--refresh-reuse-interval", "--refresh-survives-logout", "--introspection", "--signup", "--require-email-verification",
         "--apple-team-id", "--bundle-id", "--android-package", "--android-sha256", "--updated-at-format",
-        "--logo-url", "--accent-color",
+        "--logo-url", "--accent-color", "--allow-session-transfer", "--accept-session-transfer", "--session-transfer-binding",
     ]
 
-    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--updated-at-format iso|number] [--logo-url URL] [--accent-color '#RRGGBB'] [--json]"
+    static let settingsUsage = "[--callbacks URL,…] [--logout-urls URL,…] [--web-origins ORIGIN,…] [--auth-method none|post|basic] [--grants G,…] [--id-token-alg RS256|ES256] [--access-token-lifetime SECONDS] [--id-token-lifetime SECONDS] [--refresh-absolute-lifetime SECONDS] [--refresh-idle-lifetime SECONDS] [--refresh-reuse-interval SECONDS] [--refresh-survives-logout true|false] [--introspection true|false] [--signup on|off] [--require-email-verification on|off] [--apple-team-id ID] [--bundle-id ID] [--android-package NAME] [--android-sha256 FP,…] [--updated-at-format iso|number] [--logo-url URL] [--accent-color '#RRGGBB'] [--allow-session-transfer on|off] [--accept-session-transfer cookie,query|cookie|query|off] [--session-transfer-binding ip|none] [--json]"
 
     static let settingsDetails = """
         Settings (create and update):
@@ -47,6 +47,15 @@ enum AppCommands {
                                                shown above the app's name; give it empty on update to remove it.
           --accent-color '#RRGGBB'             login-page button colour; its text is white when that reaches WCAG AA
                                                contrast (4.5:1), else black (a warning says so). Empty on update removes it.
+          Native to web (README "Native to web"), Auth0's Native to Web SSO:
+          --allow-session-transfer on|off      issuing side (the app): a refresh with audience urn:{issuer host}:session_transfer
+                                               returns a one-time session transfer token for its web view, default off.
+          --accept-session-transfer cookie,query|cookie|query|off
+                                               receiving side (the web app): /authorize honours such a token from the
+                                               session_transfer_token query parameter and/or the auth0_session_transfer_token
+                                               cookie, and signs its user in without a login page, default off.
+          --session-transfer-binding ip|none   issuing side: the token works only from the client address that asked for it
+                                               (ip, default) or from any (none).
         Warnings (the change is still made): a name or bundle id another application already has, a native or SPA
         application without a callback, a native application signing ID tokens with ES256, a dotless custom scheme, an accent colour that needs black text.
         """
@@ -238,6 +247,8 @@ enum AppCommands {
             "signup_enabled": client.signupEnabled, "require_email_verification": client.requireEmailVerification,
             "callbacks": client.callbacks, "logout_urls": client.logoutURLs, "web_origins": client.webOrigins,
             "android_sha256": client.androidSHA256, "updated_at_format": client.updatedAtFormat.rawValue,
+            "allow_session_transfer": client.sessionTransfer.allowIssue, "accept_session_transfer": client.sessionTransfer.acceptText,
+            "session_transfer_binding": client.sessionTransfer.binding.rawValue,
             "created_at": timestamp(client.createdAt), "updated_at": timestamp(client.updatedAt),
         ]
         if let value = client.appleTeamID { object["apple_team_id"] = value }
@@ -388,6 +399,25 @@ enum AppSettings {
                 }
                 return color.hex
             }
+        }
+
+        if let value = given("--allow-session-transfer") {
+            client.sessionTransfer.allowIssue = try flag(value, "--allow-session-transfer")
+        }
+        if let value = given("--accept-session-transfer") {
+            guard let channels = SessionTransferPolicy.channels(value) else {
+                throw AdminError.usage("--accept-session-transfer must be cookie,query, cookie, query or off, not \(value)")
+            }
+            client.sessionTransfer.accept = channels
+        }
+        if let value = given("--session-transfer-binding") {
+            guard let binding = SessionTransferPolicy.Binding(rawValue: value) else {
+                throw AdminError.usage("--session-transfer-binding must be ip or none, not \(value)")
+            }
+            client.sessionTransfer.binding = binding
+        }
+        if client.sessionTransfer.allowIssue, !client.grantTypes.contains(.refreshToken), creating || changed.contains("allow-session-transfer") {
+            warnings.append("--allow-session-transfer on: the application has no refresh_token grant, and a session transfer token is asked for with a refresh token")
         }
 
         if client.refreshIdleLifetime > client.refreshAbsoluteLifetime {

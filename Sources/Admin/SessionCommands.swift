@@ -13,7 +13,9 @@ enum SessionCommands {
         usage: "sessions list --user USER_ID|EMAIL [--json]",
         details: """
             Shows each session's id (the `sid` claim), device, IP address, when it was created and last seen,
-            whether it is live or ended, and how many refresh tokens issued under it can still be used.
+            whether it is live or ended, and how many refresh tokens issued under it can still be used. A session
+            a native app handed to its web view (README "Native to web") names its parent grant (`transferred_from`):
+            revoking that grant ends it.
             """,
         valueFlags: ["--user"],
         run: { invocation in
@@ -124,6 +126,7 @@ enum SessionCommands {
         object["device_name"] = session.deviceName
         object["ip"] = session.ip
         if let ended = session.endedAt { object["ended_at"] = timestamp(ended) }
+        if let parent = session.parentGrantID { object["transferred_from"] = parent }
         return object
     }
 }

@@ -65,6 +65,8 @@ public struct Client: Sendable, Equatable {
     public var logoURL: String?
     /// Login-page branding: the primary button's colour (`BrandColor`, `#rrggbb`).
     public var accentColor: String?
+    /// Native-to-web session transfer: issuing and receiving (off by default).
+    public var sessionTransfer: SessionTransferPolicy
 
     /// `iso` is what Auth0 sends (an ISO 8601 string, which Auth0.swift reads); `number` is OpenID
     /// Connect Core §5.1's seconds since 1970, which strict OpenID libraries require.
@@ -82,7 +84,8 @@ public struct Client: Sendable, Equatable {
                 callbacks: [String] = [], logoutURLs: [String] = [], webOrigins: [String] = [],
                 appleTeamID: String? = nil, bundleID: String? = nil, androidPackage: String? = nil, androidSHA256: [String] = [],
                 signupEnabled: Bool = false, requireEmailVerification: Bool = false, createdAt: Date, updatedAt: Date? = nil,
-                updatedAtFormat: UpdatedAtFormat = .iso, logoURL: String? = nil, accentColor: String? = nil) {
+                updatedAtFormat: UpdatedAtFormat = .iso, logoURL: String? = nil, accentColor: String? = nil,
+                sessionTransfer: SessionTransferPolicy = SessionTransferPolicy()) {
         self.clientID = clientID
         self.name = name
         self.type = type
@@ -111,6 +114,7 @@ public struct Client: Sendable, Equatable {
         self.updatedAtFormat = updatedAtFormat
         self.logoURL = logoURL
         self.accentColor = accentColor
+        self.sessionTransfer = sessionTransfer
     }
 
     /// Auth0's defaults by type: public clients authenticate with nothing, confidential ones with a secret.

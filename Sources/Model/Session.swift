@@ -15,9 +15,13 @@ public struct Session: Sendable, Equatable {
     public var endedAt: Date?
     public var deviceName: String?
     public var ip: String?
+    /// For a session created by a session transfer: the refresh-token family (grant) it came from.
+    /// Revoking that grant ends the session and revokes what was issued under it (migration 0014).
+    public var parentGrantID: String?
 
     public init(sessionID: String, cookieHash: String, userID: String, authTime: Date, createdAt: Date, lastSeenAt: Date,
-                expiresAt: Date, endedAt: Date? = nil, deviceName: String? = nil, ip: String? = nil) {
+                expiresAt: Date, endedAt: Date? = nil, deviceName: String? = nil, ip: String? = nil,
+                parentGrantID: String? = nil) {
         self.sessionID = sessionID
         self.cookieHash = cookieHash
         self.userID = userID
@@ -28,6 +32,7 @@ public struct Session: Sendable, Equatable {
         self.endedAt = endedAt
         self.deviceName = deviceName
         self.ip = ip
+        self.parentGrantID = parentGrantID
     }
 
     public func isLive(at time: Date) -> Bool { endedAt == nil && time < expiresAt }

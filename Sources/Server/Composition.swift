@@ -15,6 +15,8 @@ struct Composition: Sendable {
     let services: Services
     let keyRing: KeyRing
     let flow: SignInFlow
+    /// Native-to-web session transfer at /authorize (README "Native to web").
+    let transfer: SessionTransferRedeemer
     let tokens: TokenEndpoint
     let revoker: TokenRevoker
     let introspector: TokenIntrospector
@@ -132,6 +134,9 @@ struct Composition: Sendable {
                                    passwordGrants: PasswordGrantPolicy(credentials: credentials, signIns: signIns, connection: settings.connectionName))
         tokens.selfService = selfService
         tokens.nativeSignIn = NativeSignIn(upstream: upstreamSignIn)
+        let transferStore = SQLiteSessionTransferStore(store: store)
+        tokens.sessionTransfers = SessionTransfers(store: transferStore)
+        transfer = SessionTransferRedeemer(flow: flow, store: transferStore, grants: grants)
         self.tokens = tokens
         let holders = grantHolders
         currentUser = CurrentUserAPI(issuer: issuer, users: users, clock: clock) { bearer, audience throws(OAuthError) in

@@ -56,7 +56,8 @@ struct Routes {
 
     /// Sign-in: /authorize, the login form, the continuation, the token endpoint and userinfo.
     private func addSignIn(to router: inout Router) {
-        let authorize = AuthorizeEndpoint(services: services, flow: parts.flow)
+        var authorize = AuthorizeEndpoint(services: services, flow: parts.flow)
+        authorize.transfer = parts.transfer
         router.add("GET", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
         router.add("POST", DiscoveryDocument.Path.authorize, execution: .worker, authorize.handle)
         router.add("POST", "login", execution: .worker, LoginEndpoint(services: services, flow: parts.flow).handle)

@@ -7,6 +7,7 @@ public enum PurgeTable: String, Sendable, CaseIterable {
     case authorizationCodes = "authorization_codes"
     case loginTransactions = "login_transactions"
     case oneTimeCodes = "one_time_codes"
+    case sessionTransferTokens = "session_transfer_tokens"
     case refreshTokens = "refresh_tokens"
     case grants
     case sessions
@@ -157,6 +158,12 @@ extension PurgeRule {
                       candidates: "SELECT email_key FROM one_time_codes WHERE expires_at <= ?3 ORDER BY expires_at LIMIT ?2",
                       delete: "DELETE FROM one_time_codes WHERE email_key = ?1 AND expires_at <= ?3",
                       countDue: "SELECT count(*) FROM one_time_codes WHERE expires_at <= ?3",
+                      bindings: [.integer(time)], start: .text("")),
+            // Past expiry, consumed or not: either way it is no longer honoured (README "Native to web").
+            PurgeRule(table: .sessionTransferTokens, scan: .expiryIndex,
+                      candidates: "SELECT token_hash FROM session_transfer_tokens WHERE expires_at <= ?3 ORDER BY expires_at LIMIT ?2",
+                      delete: "DELETE FROM session_transfer_tokens WHERE token_hash = ?1 AND expires_at <= ?3",
+                      countDue: "SELECT count(*) FROM session_transfer_tokens WHERE expires_at <= ?3",
                       bindings: [.integer(time)], start: .text("")),
         ]
         let sessionDue = """

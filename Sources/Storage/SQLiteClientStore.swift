@@ -22,9 +22,10 @@ public struct SQLiteClientStore: ClientStore {
                         access_token_lifetime, id_token_lifetime, refresh_absolute_lifetime, refresh_idle_lifetime,
                         refresh_reuse_interval, refresh_survives_logout, introspection_enabled, apple_team_id, bundle_id,
                         android_package, android_sha256, created_at, updated_at, updated_at_format, signup_enabled,
-                        require_email_verification, logo_url, accent_color)
+                        require_email_verification, logo_url, accent_color, session_transfer_allow, session_transfer_accept,
+                        session_transfer_binding)
                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-                        ?24, ?25)
+                        ?24, ?25, ?26, ?27, ?28)
                     """, Self.columns(client))
                 try ClientAllowedURLs.replace(for: client, in: connection)
             }
@@ -76,7 +77,8 @@ public struct SQLiteClientStore: ClientStore {
                         refresh_idle_lifetime = ?11, refresh_reuse_interval = ?12, refresh_survives_logout = ?13,
                         introspection_enabled = ?14, apple_team_id = ?15, bundle_id = ?16, android_package = ?17,
                         android_sha256 = ?18, created_at = ?19, updated_at = ?20, updated_at_format = ?21, signup_enabled = ?22,
-                        require_email_verification = ?23, logo_url = ?24, accent_color = ?25
+                        require_email_verification = ?23, logo_url = ?24, accent_color = ?25, session_transfer_allow = ?26,
+                        session_transfer_accept = ?27, session_transfer_binding = ?28
                     WHERE client_id = ?1
                     """, Self.columns(client))
                 guard changed == 1 else { throw StorageError.notFound("client \(client.clientID)") }
@@ -99,7 +101,7 @@ public struct SQLiteClientStore: ClientStore {
         }
     }
 
-    /// Values for ?1…?25 in the order of the INSERT and UPDATE statements.
+    /// Values for ?1…?28 in the order of the INSERT and UPDATE statements.
     private static func columns(_ client: Client) -> [SQLValue] {
         [.text(client.clientID), .text(client.name), .text(client.type.rawValue), SQLValue(optional: client.secretHash),
          .text(client.authMethods.map(\.rawValue).joined(separator: " ")),
@@ -112,7 +114,25 @@ public struct SQLiteClientStore: ClientStore {
          client.androidSHA256.isEmpty ? .null : .text(client.androidSHA256.joined(separator: ",")),
          SQLValue(date: client.createdAt), SQLValue(date: client.updatedAt), .text(client.updatedAtFormat.rawValue),
          SQLValue(flag: client.signupEnabled), SQLValue(flag: client.requireEmailVerification),
-         SQLValue(optional: client.logoURL), SQLValue(optional: client.accentColor)]
+         SQLValue(optional: client.logoURL), SQLValue(optional: client.accentColor)] + sessionTransferColumns(client.sessionTransfer)
+    }
+
+    /// ?26…?28: the session transfer policy (migration 0014); `accept` as space-separated channel names.
+    private static func sessionTransferColumns(_ policy: SessionTransferPolicy) -> [SQLValue] {
+        var accept: [String] = []
+        if policy.accept.contains(.cookie) { accept.append("cookie") }
+        if policy.accept.contains(.query) { accept.append("query") }
+        return [SQLValue(flag: policy.allowIssue), .text(accept.joined(separator: " ")), .text(policy.binding.rawValue)]
+    }
+
+    private static func sessionTransfer(_ row: Row) throws -> SessionTransferPolicy {
+        var accept: SessionTransferPolicy.Channels = []
+        for name in try words(row, "session_transfer_accept") {
+            if name == "cookie" { accept.insert(.cookie) }
+            if name == "query" { accept.insert(.query) }
+        }
+        return SessionTransferPolicy(allowIssue: try row.flag("session_transfer_allow"), accept: accept,
+                                     binding: SessionTransferPolicy.Binding(rawValue: try row.string("session_transfer_binding")) ?? .ip)
     }
 
     private static func client(_ row: Row, lists: ClientAllowedURLs.Lists) throws -> Client {
@@ -147,7 +167,8 @@ public struct SQLiteClientStore: ClientStore {
             signupEnabled: try row.flag("signup_enabled"), requireEmailVerification: try row.flag("require_email_verification"),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             updatedAtFormat: Client.UpdatedAtFormat(rawValue: try row.string("updated_at_format")) ?? .iso,
-            logoURL: try row.optionalString("logo_url"), accentColor: try row.optionalString("accent_color"))
+            logoURL: try row.optionalString("logo_url"), accentColor: try row.optionalString("accent_color"),
+            sessionTransfer: try sessionTransfer(row))
     }
 
     private static func words(_ row: Row, _ column: String) throws -> [String] {

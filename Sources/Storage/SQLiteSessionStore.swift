@@ -19,12 +19,13 @@ public struct SQLiteSessionStore: SessionStore {
         _ = try connection.run(
             """
             INSERT INTO sessions (session_id, cookie_hash, user_id, auth_time, created_at, last_seen_at, expires_at,
-                ended_at, device_name, ip)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ended_at, device_name, ip, parent_grant_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [.text(session.sessionID), .text(session.cookieHash), .text(session.userID), SQLValue(date: session.authTime),
              SQLValue(date: session.createdAt), SQLValue(date: session.lastSeenAt), SQLValue(date: session.expiresAt),
-             SQLValue(optionalDate: session.endedAt), SQLValue(optional: session.deviceName), SQLValue(optional: session.ip)])
+             SQLValue(optionalDate: session.endedAt), SQLValue(optional: session.deviceName), SQLValue(optional: session.ip),
+             SQLValue(optional: session.parentGrantID)])
     }
 
     public func find(cookieHash: String) throws(StorageError) -> Session? {
@@ -87,7 +88,8 @@ public struct SQLiteSessionStore: SessionStore {
         Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"), userID: try row.string("user_id"),
                 authTime: try row.date("auth_time"), createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
                 expiresAt: try row.date("expires_at"), endedAt: try row.optionalDate("ended_at"),
-                deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"))
+                deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"),
+                parentGrantID: try row.optionalString("parent_grant_id"))
     }
 
     /// Sessions not ended and not expired at `time` (the active-sessions gauge).

@@ -17,7 +17,7 @@ struct QueryPlanTests {
     static let growingTables: Set<String> = [
         "users", "sessions", "grants", "refresh_tokens", "authorization_codes", "login_transactions", "login_throttle",
         "audit_events", "one_time_codes", "mail_outbox", "identities", "password_history", "deleted_user_refresh_tokens",
-        "revoked_access_tokens",
+        "revoked_access_tokens", "session_transfer_tokens",
     ]
     static let callback = "com.example.app://id.example.com/ios/com.example.app/callback"
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -30,7 +30,8 @@ struct QueryPlanTests {
         try SQLiteClientStore(store: harness.store).create(Client(
             clientID: "app", name: "Notes", type: .native,
             grantTypes: [.authorizationCode, .refreshToken, .passwordRealm, .passwordlessOTP], callbacks: [Self.callback],
-            signupEnabled: true, createdAt: Date()))
+            signupEnabled: true, createdAt: Date(),
+            sessionTransfer: SessionTransferPolicy(allowIssue: true, accept: [.cookie, .query])))
         try workload(harness, mail: mail)
 
         var failures: [String] = []
@@ -102,7 +103,14 @@ struct QueryPlanTests {
             _ = harness.post("/reset-password", form: [("ticket", ticket), ("password", "N3w-password-here")])
         }
         if let next = rotated["refresh_token"] as? String {
-            _ = harness.postJSON("/oauth/revoke", ["token": next, "client_id": "app"])
+            // Native to web: the transfer token, redeemed by a fresh web view, then the parent revoked.
+            let transfer = harness.postJSON("/oauth/token", ["grant_type": "refresh_token", "client_id": "app", "refresh_token": next,
+                                                             "audience": "urn:id.example.com:session_transfer"]).json
+            harness.clearCookies()
+            _ = harness.get("/authorize?client_id=app&response_type=code&redirect_uri=\(RouteHarness.encode(Self.callback))"
+                            + "&state=s3&scope=openid&code_challenge=\(Self.challenge)&code_challenge_method=S256"
+                            + "&session_transfer_token=" + ((transfer["access_token"] as? String) ?? ""))
+            _ = harness.postJSON("/oauth/revoke", ["token": (transfer["refresh_token"] as? String) ?? next, "client_id": "app"])
         }
         _ = harness.get("/v2/logout?client_id=app")
         harness.routes.flushAudit()

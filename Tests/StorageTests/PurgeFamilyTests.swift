@@ -105,7 +105,7 @@ import TestSupport
         var steps = 0
         let first = try purger.purge(RetentionPolicy(), at: Self.start) {
             steps += 1
-            return steps < 8  // four expiry-index rules, two windows of the grant scan, one family batch
+            return steps < 9  // five expiry-index rules, two windows of the grant scan, one family batch
         }
         #expect(first.interrupted)
         let left = try fixture.count("refresh_tokens")

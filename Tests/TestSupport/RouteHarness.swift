@@ -66,6 +66,13 @@ public final class RouteHarness: @unchecked Sendable {
         return jar
     }
 
+    /// Puts a cookie into the client's jar, as an app does into its web view's store.
+    public func setCookie(_ name: String, _ value: String) {
+        lock.lock()
+        jar[name] = value
+        lock.unlock()
+    }
+
     public func clearCookies() {
         lock.lock()
         jar = [:]

@@ -257,3 +257,61 @@ def test_auth0_swift_token_errors_are_json(gatehouse_tls, native_app):
     body = response.json()
     assert body.get("error") == "invalid_grant", body
     assert isinstance(body.get("error_description"), str) and body["error_description"] != "Unauthorized", body
+
+
+def decode_sso_credentials(response: requests.Response) -> dict:
+    """SSOCredentials.swift: access_token, issued_token_type and id_token are required strings, refresh_token an
+    optional one, expires_in a number or a numeric string (anything else fails decoding)."""
+    assert 200 <= response.status_code <= 300, f"{response.status_code} {response.text[:500]}"
+    body = response.json()
+    for name in ("access_token", "issued_token_type", "id_token"):
+        assert isinstance(body.get(name), str) and body[name], f"SSOCredentials.{name} is required: {body!r}"
+    if "refresh_token" in body:
+        assert isinstance(body["refresh_token"], str), body
+    expires_in = body.get("expires_in")
+    assert (isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool)) or \
+        (isinstance(expires_in, str) and expires_in.replace(".", "", 1).isdigit()), f"expires_in: {expires_in!r}"
+    return body
+
+
+def test_auth0_swift_sso_exchange_then_web_view(gatehouse_tls, native_app):
+    """ssoExchange(withRefreshToken:) through nginx TLS, then a WKWebView with the documented cookie opening the
+    web app's /authorize: no login page, the web app's code, the same user (README "Native to web")."""
+    deployment, (app, user) = gatehouse_tls, native_app
+    issuer, verify = deployment.issuer, deployment.verify
+    deployment.admin("apps", "update", app["client_id"], "--allow-session-transfer", "on")
+    web_callback = "https://127.0.0.1/web/callback"
+    web = deployment.admin.create_app("Web part", "spa", [web_callback])
+    deployment.admin("apps", "update", web["client_id"], "--accept-session-transfer", "cookie")
+
+    sent = SDKRequest(issuer, app["client_id"])
+    values = parse_callback(sign_in(deployment.session(), sent.url, issuer, user["email"], PASSWORD), sent)
+    credentials = decode_credentials(exchange(issuer, verify, app["client_id"], values["code"], sent))
+
+    # Auth0Authentication.ssoExchange: token() with client_id, plus these three; JSON; url.host for the audience.
+    body = {"client_id": app["client_id"], "refresh_token": credentials["refresh_token"], "grant_type": "refresh_token",
+            "audience": f"urn:{urlsplit(issuer).hostname}:session_transfer"}
+    response = requests.post(issuer + "oauth/token", data=json.dumps(body), headers=sdk_headers(), verify=verify, timeout=10)
+    sso = decode_sso_credentials(response)
+    assert sso["issued_token_type"] == "urn:auth0:params:oauth:token-type:session_transfer_token", sso
+    assert sso["refresh_token"] != credentials["refresh_token"], "rotation on: the successor comes back"
+    claims = validate_id_token(sso["id_token"], issuer, verify, app["client_id"], nonce=None)
+    assert claims["sub"] == user["user_id"]
+
+    # The web view: HTTPCookie(.domain: issuer host, .path: "/", .name: auth0_session_transfer_token, .secure: true).
+    web_view = deployment.session()
+    web_view.cookies.set("auth0_session_transfer_token", sso["access_token"], domain=urlsplit(issuer).hostname, path="/",
+                         secure=True)
+    web_request = SDKRequest(issuer, web["client_id"])
+    authorize_url = web_request.url.replace(quote(web_request.redirect_uri, safe=""), quote(web_callback, safe=""))
+    answer = web_view.get(authorize_url, allow_redirects=False, timeout=10)
+    assert answer.status_code == 302, f"{answer.status_code} {answer.text[:300]}"
+    assert answer.headers["Location"].startswith(web_callback + "?code="), answer.headers["Location"]
+    assert_host_cookie(cookies_of(answer), "gatehouse_session")
+    assert any(c.startswith("auth0_session_transfer_token=;") for c in cookies_of(answer)), cookies_of(answer)
+    code = dict(parse_qsl(urlsplit(answer.headers["Location"]).query))["code"]
+    tokens = requests.post(issuer + "oauth/token", verify=verify, timeout=10, headers=sdk_headers(), data=json.dumps({
+        "client_id": web["client_id"], "grant_type": "authorization_code", "code": code,
+        "code_verifier": web_request.verifier, "redirect_uri": web_callback}))
+    web_claims = validate_id_token(decode_credentials(tokens)["id_token"], issuer, verify, web["client_id"], web_request.nonce)
+    assert web_claims["sub"] == claims["sub"]

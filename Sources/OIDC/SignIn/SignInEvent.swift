@@ -19,6 +19,11 @@ public struct SignInEvent: Sendable, Equatable {
         case accountRequestThrottled = "account.throttled"
         /// A rotated refresh token came back; its family was revoked (RFC 9700 §4.14.2).
         case refreshTokenReused = "refresh_token.reused"
+        /// Native to web (README "Native to web"): a session transfer token was issued, turned into a
+        /// browser session, or not honoured (`reason` in the details).
+        case sessionTransferIssued = "session_transfer.issued"
+        case sessionTransferRedeemed = "session_transfer.redeemed"
+        case sessionTransferRejected = "session_transfer.rejected"
 
         /// The login metric's `result` label, for the login kinds.
         public var loginResult: String? {

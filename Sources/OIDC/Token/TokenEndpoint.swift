@@ -19,6 +19,8 @@ public struct TokenIssuance: Sendable, Equatable {
     public var machine: MachineIssuance? = nil
     /// The signing algorithm of the API the audience names; its JWT access token is signed with it.
     public var apiSigningAlgorithm: String? = nil
+    /// Set by a session transfer: minting takes `TokenMinter.sessionTransferResponse` (SessionTransferGrant.swift).
+    public var sessionTransfer: SessionTransferIssuance? = nil
 
     public init(client: Client, user: User, grant: Grant, scopes: [String], audience: String?, nonce: String?,
                 authTime: Date?, sessionID: String?, refreshToken: String? = nil) {
@@ -71,6 +73,8 @@ public struct TokenEndpoint: Sendable {
     public var selfService: SelfService?
     /// The native token exchange of upstream connections (with `passwordGrants` for the login commit); nil → unsupported.
     public var nativeSignIn: NativeSignIn?
+    /// Native-to-web session transfer tokens (a refresh with the transfer audience); nil → refused.
+    public var sessionTransfers: SessionTransfers?
 
     public init(issuer: String, clients: any ClientStore, codes: any AuthorizationCodeStore, grants: any GrantStore,
                 users: any UserStore, clock: any Clock, minter: TokenMinter, refreshTokens: RefreshTokens? = nil,
@@ -95,7 +99,7 @@ public struct TokenEndpoint: Sendable {
             try endpoint.authorizationCodeGrant(request, client: client)
         },
         Client.GrantType.refreshToken.rawValue: { endpoint, request, client, context throws(OAuthError) in
-            try endpoint.refreshTokenGrant(request, client: client, context: &context)
+            try endpoint.refreshOrSessionTransfer(request, client: client, context: &context)
         },
         Client.GrantType.clientCredentials.rawValue: { endpoint, request, client, _ throws(OAuthError) in
             try endpoint.clientCredentialsGrant(request, client: client)

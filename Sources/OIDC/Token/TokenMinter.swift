@@ -23,6 +23,8 @@ public struct TokenResponse: Sendable, Equatable {
     /// Issued when `offline_access` was granted and the application allows the refresh_token grant;
     /// a refresh returns the rotated successor.
     public var refreshToken: String?
+    /// RFC 8693 §2.2.1, for a session transfer token (`SessionTransfers.issuedTokenType`).
+    public var issuedTokenType: String? = nil
 
     /// Compact JSON, sorted keys; absent members are omitted.
     public func jsonBody() -> [UInt8] {
@@ -34,6 +36,7 @@ public struct TokenResponse: Sendable, Equatable {
         ]
         object["id_token"] = idToken.map(JSONValue.string)
         object["refresh_token"] = refreshToken.map(JSONValue.string)
+        object["issued_token_type"] = issuedTokenType.map(JSONValue.string)
         return JSONBody.encode(object)
     }
 }
@@ -60,6 +63,7 @@ public struct TokenMinter: Sendable {
     /// The full token response: access token, ID token when `openid` was granted, refresh token when issued.
     public func response(for issuance: TokenIssuance) throws(OAuthError) -> TokenResponse {
         if let machine = issuance.machine { return try machineResponse(for: issuance, machine: machine) }
+        if let transfer = issuance.sessionTransfer { return try sessionTransferResponse(for: issuance, transfer: transfer) }
         let now = clock.now
         let accessToken = try self.accessToken(for: issuance, now: now)
         let idToken = issuance.scopes.contains("openid") ? try self.idToken(for: issuance, now: now) : nil

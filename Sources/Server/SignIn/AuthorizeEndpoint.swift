@@ -6,6 +6,8 @@ import OIDC
 struct AuthorizeEndpoint: Sendable {
     let services: Services
     let flow: SignInFlow
+    /// Native-to-web session transfer (README "Native to web"); nil: tokens are ignored.
+    var transfer: SessionTransferRedeemer? = nil
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let pairs: [(String, String)]
@@ -21,30 +23,33 @@ struct AuthorizeEndpoint: Sendable {
         var context = RequestContext(request)
         defer { services.record(context) }
         do throws(OAuthError) {
-            switch try flow.authorize(pairs, sessionCookie: services.cookies.value(.session, in: request.headers), context: &context) {
+            let outcome = try authorize(pairs, request, context: &context)
+            let cookies = SessionTransferCookies.setCookies(outcome, cookies: services.cookies, issuer: services.issuer)
+            switch outcome.step {
             case .errorPage(let status, let code, let logReason):
                 let clientID = pairs.first { $0.0 == "client_id" }?.1
                 services.logger.warning("authorize_refused", ["request_id": .string(request.requestID), "reason": .string(logReason),
                                                               "client_id": .string(clientID ?? ""), "code": .string(code)])
                 return UserFacingError.signInRefused(status: status, code: code)
-                    .response(issuer: services.issuer, language: language, requestID: request.requestID)
+                    .response(issuer: services.issuer, language: language, requestID: request.requestID).adding(cookies: cookies)
             case .errorRedirect(let target, let error):
                 services.logger.info("authorize_error", ["request_id": .string(request.requestID), "error": .string(error.code.rawValue),
                                                          "detail": .string(error.detail ?? error.description)])
-                return AuthorizationRedirect.error(target, error, services: services, language: language)
+                return AuthorizationRedirect.error(target, error, services: services, language: language, setCookies: cookies)
             case .showLogin(let screen, let reason):
                 services.logger.debug("login_required", ["request_id": .string(request.requestID), "reason": .string(reason.rawValue)])
                 return LoginPage.render(screen, issuer: services.issuer, cookies: services.cookies, texts: services.pageText)
+                    .adding(cookies: cookies)
             case .issued(let target, let code):
                 return AuthorizationRedirect.respond(target, parameters: target.successParameters(code: code), services: services,
-                                                     language: language)
+                                                     language: language, setCookies: cookies)
             case .upstream(let url, let transactionCookie, let stateCookie, let maxAge):
                 var response = HTTPResponse(status: 302)
                 response.headers.set("Location", LocationValue.encode(url))
                 response.headers.set("Cache-Control", "no-store")
                 for cookie in services.cookies.setTransaction(transactionCookie, maxAge: maxAge) { response.headers.add("Set-Cookie", cookie) }
                 response.headers.add("Set-Cookie", services.cookies.set(.upstream, value: stateCookie, maxAge: maxAge))
-                return response
+                return response.adding(cookies: cookies)
             }
         } catch {
             services.logger.error("authorize_failed", ["request_id": .string(request.requestID), "error": .string(error.detail ?? error.description)])
@@ -55,6 +60,15 @@ struct AuthorizeEndpoint: Sendable {
 }
 
 extension AuthorizeEndpoint {
+    /// The sign-in flow's step, through the session transfer when one is configured.
+    func authorize(_ pairs: [(String, String)], _ request: HTTPRequest,
+                   context: inout RequestContext) throws(OAuthError) -> SessionTransferRedeemer.Outcome {
+        let sessionCookie = services.cookies.value(.session, in: request.headers)
+        guard let transfer else { return .init(step: try flow.authorize(pairs, sessionCookie: sessionCookie, context: &context)) }
+        return try transfer.authorize(pairs, sessionCookie: sessionCookie, transferCookie: SessionTransferCookies.value(in: request.headers),
+                                      context: &context)
+    }
+
     /// HEAD changes nothing: the status GET would answer for the request's own errors, else 200 with no body.
     func head(_ pairs: [(String, String)], language: PageText.Language) -> HTTPResponse {
         switch flow.inspect(pairs) {

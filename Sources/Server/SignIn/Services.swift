@@ -38,6 +38,11 @@ struct Services: Sendable {
                 logger.warning("refresh_token_reused", ["ip": .string(context.clientIP), "user_id": .string(event.userID ?? ""),
                                                         "client_id": .string(event.clientID ?? ""),
                                                         "grant_id": .string(event.details["grant_id"] ?? "")])
+            case .sessionTransferRejected:
+                // A spent, stolen or misdirected token is worth an operator's look; the token itself is never logged.
+                var fields: [String: LogValue] = ["ip": .string(context.clientIP), "client_id": .string(event.clientID ?? "")]
+                for (key, value) in event.details { fields[key] = .string(value) }
+                logger.info("session_transfer_rejected", fields)
             case .loginFailed, .loginThrottled:
                 var fields: [String: LogValue] = ["ip": .string(context.clientIP), "user_id": .string(event.userID ?? ""),
                                                   "client_id": .string(event.clientID ?? "")]
