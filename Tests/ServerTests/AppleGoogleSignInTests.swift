@@ -160,6 +160,10 @@ struct AppleGoogleSignInTests {
         var requestNonce: String? = "raw-nonce-42"
         var audience: String? = nil
         var variant: AppleGoogleStub.Variant? = nil
+        /// Claims the stand-in writes instead of its own.
+        var claims: [String: String] = [:]
+        /// Request fields besides the token and nonce.
+        var extra: [String: String] = [:]
         let error: String?
         var message: String = ""
     }
@@ -182,6 +186,10 @@ struct AppleGoogleSignInTests {
         NativeRow(description: "expired", tokenNonce: "hash", variant: .expired, error: "invalid_grant", message: "the ID token was refused: expired"),
         NativeRow(description: "bad signature", tokenNonce: "hash", variant: .badSignature, error: "invalid_grant",
                   message: "the ID token was refused: bad signature"),
+        NativeRow(description: "another issuer", tokenNonce: "hash", claims: ["iss": "https://appleid.example.net"], error: "invalid_request",
+                  message: "no connection enabled for this application accepts this token"),
+        NativeRow(description: "another issuer for the named connection", tokenNonce: "hash", claims: ["iss": "https://appleid.example.net"],
+                  extra: ["connection": "apple"], error: "invalid_request", message: "the token does not belong to connection apple"),
     ]
 
     @Test func appleNativeIDTokens() throws {
@@ -195,8 +203,8 @@ struct AppleGoogleSignInTests {
             default: nil
             }
             let token = try setup.stub.idToken(audience: row.audience ?? "com.example.app", nonce: claimed, subject: "000555.native",
-                                               email: "hana@example.com", emailVerified: true, variant: row.variant)
-            var fields = ["subject_token": token, "subject_token_type": Self.idTokenType]
+                                               email: "hana@example.com", emailVerified: true, variant: row.variant, claims: row.claims)
+            var fields = ["subject_token": token, "subject_token_type": Self.idTokenType].merging(row.extra) { $1 }
             if let nonce = row.requestNonce { fields["nonce"] = nonce }
             let answer = try setup.exchange(fields)
             let json = try answer.json()
