@@ -21,7 +21,7 @@ import Storage
 /// `refresh_ES256.txt`) and `env.sh` (client ids, a seeded user's email and the shared password).
 enum SeedBench: BenchCommand {
     static let name = "seed"
-    static let usage = "seed --users N --refresh-tokens M --sessions S --audit A --out FILE [--families F] [--seed X] [--pool K --pool-out DIR]"
+    static let usage = "seed --users N --refresh-tokens M --sessions S --audit A --out FILE [--families F] [--seed X] [--pool K --pool-out DIR] [--token-format positioned|digest]"
     /// The password of every seeded user (meets the default policy).
     static let password = "Seeded password 123"
     static let callback = "http://127.0.0.1:9/callback"
@@ -32,11 +32,15 @@ enum SeedBench: BenchCommand {
         var seed: UInt64 = 1
         var now = Int64(Date().timeIntervalSince1970)
         var pool = 0
+        /// Tokens whose value names their family and generation (`rt1.…`, found by position, migration
+        /// 0013), or the earlier random values found by digest.
+        var positioned = true
     }
 
     static func run(arguments: [String]) throws {
         let options = try BenchSupport.options(arguments, allowed: ["--users", "--refresh-tokens", "--sessions", "--audit", "--out",
-                                                                   "--families", "--seed", "--pool", "--pool-out", "--now"])
+                                                                   "--families", "--seed", "--pool", "--pool-out", "--now",
+                                                                   "--token-format"])
         func count(_ flag: String, _ fallback: Int) throws -> Int {
             guard let text = options[flag] else { return fallback }
             guard let value = Int(text), value >= 0 else { throw BenchUsageError(description: "bad \(flag) \(text)") }
@@ -52,6 +56,11 @@ enum SeedBench: BenchCommand {
         plan.seed = UInt64(try count("--seed", 1))
         plan.now = Int64(try count("--now", Int(plan.now)))
         plan.pool = try count("--pool", 0)
+        switch options["--token-format"] ?? "positioned" {
+        case "positioned": plan.positioned = true
+        case "digest": plan.positioned = false
+        case let other: throw BenchUsageError(description: "--token-format is positioned or digest, not \(other)")
+        }
         guard !FileManager.default.fileExists(atPath: out) else { throw BenchUsageError(description: "\(out) exists") }
 
         let started = BenchSupport.now(.wall)
@@ -66,7 +75,8 @@ enum SeedBench: BenchCommand {
         let seconds = BenchSupport.now(.wall) - started
         if let directory = options["--pool-out"] { try writer.writePool(to: directory) }
         let rows = counts.values.reduce(0, +)
-        let size = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
+        var status = stat()
+        let size = stat(out, &status) == 0 ? Int64(status.st_size) : 0
         let tables = counts.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
         print(String(format: #"{"name":"seed","seconds":%.1f,"rows":%d,"rows_per_sec":%.0f,"file_bytes":%d,"tables":{%@}}"#,
                      seconds, rows, Double(rows) / seconds, size, tables))
@@ -239,7 +249,9 @@ struct SeedWriter {
                 [.text(grantID), .text(client.clientID), .text(userIDs[user]), sessionID, .text(scope), .integer(first), .integer(first),
                  revokedAt, revokedAt == .null ? .null : .text("seeded revocation")])
             try row()
-            let values = (0..<generations).map { _ in random.token(32) }
+            let values = (0..<generations).map { generation in
+                plan.positioned ? "rt1.\(grantID).\(generation).\(random.token(32))" : random.token(32)
+            }
             let span = max(1, min(plan.now, first + lifetime) - first)
             for generation in 0..<generations {
                 let issued = first + span * Int64(generation) / Int64(generations)
@@ -248,13 +260,14 @@ struct SeedWriter {
                 _ = try connection.run(
                     """
                     INSERT INTO refresh_tokens (grant_id, generation, token_hash, client_id, user_id, scope, issued_at, expires_at,
-                        last_used_at, rotated_at, successor_hash, revoked_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_used_at, rotated_at, successor_hash, revoked_at, found_by_hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [.text(grantID), .integer(Int64(generation)), .text(Digest.sha256Hex(Array(values[generation].utf8))),
                      .text(client.clientID), .text(userIDs[user]), .text(scope), .integer(issued), .integer(first + lifetime),
                      .integer(next ?? issued), next.map { .integer($0) } ?? .null,
-                     newest ? .null : .text(Digest.sha256Hex(Array(values[generation + 1].utf8))), revokedAt])
+                     newest ? .null : .text(Digest.sha256Hex(Array(values[generation + 1].utf8))), revokedAt,
+                     .integer(plan.positioned ? 0 : 1)])
                 try row()
             }
             // Live, recently used (inside the inactivity lifetime), not yet in a full pool.
