@@ -264,15 +264,17 @@ enum UserCommands {
             let users = SQLiteUserStore(store: try invocation.store())
             let user = try existingUser(invocation.arguments.positionals[0], in: users)
             try invocation.confirm("Delete the user \(user.email) (\(user.userID)) with their sessions and tokens? This cannot be undone.")
+            let holds: WriteHolds
             do {
-                try users.delete(userID: user.userID)
+                holds = try users.delete(userID: user.userID)
             } catch StorageError.notFound {
                 throw AdminError.failed("no user with id or email \(invocation.arguments.positionals[0])")
             } catch {
                 throw AdminError.failed("\(error)")
             }
             try invocation.audit("users.deleted", userID: user.userID, details: ["email": user.email])
-            return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true],
+            return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true, "write_transactions": holds.transactions,
+                                 "longest_write_lock_ms": WriteHolds.milliseconds(holds.longest)],
                           text: "deleted user \(user.email) (\(user.userID))")
         })
 

@@ -6,7 +6,8 @@ flows back to back for SECONDS; prints one JSON line: flows/s, p50/p99 of a whol
 errors. The users are user<i>@seed.example for i below USERS (the `bench seed` accounts, all with
 the one seeded password), or a single EMAIL when USERS is 0.
 
-Usage: signin_flow.py BASE_URL CLIENT_ID CALLBACK EMAIL_OR_PATTERN PASSWORD USERS CONCURRENCY SECONDS LABEL
+Usage: signin_flow.py BASE_URL CLIENT_ID CALLBACK EMAIL_OR_PATTERN PASSWORD USERS CONCURRENCY SECONDS LABEL [PACE]
+PACE: seconds each thread waits after a flow (a steady trickle of sign-ins beside other load).
 """
 import base64
 import hashlib
@@ -23,6 +24,7 @@ import requests
 
 base, client, callback, email, password = sys.argv[1].rstrip("/") + "/", sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 users, concurrency, seconds, label = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8]), sys.argv[9]
+pace = float(sys.argv[10]) if len(sys.argv) > 10 else 0.0
 
 
 class Form(html.parser.HTMLParser):
@@ -83,6 +85,8 @@ def worker(index):
             else:
                 errors[0] += 1
         browser.close()
+        if pace:
+            time.sleep(pace)
 
 
 started = time.monotonic()
