@@ -531,5 +531,18 @@ CREATE UNIQUE INDEX refresh_tokens_by_hash ON refresh_tokens (token_hash) WHERE 
 """##,
             checksum: "74463360aad2787e4b8f8b0e9a5b4883aed332406d9c9c230c747bc3ad88fc50"
         ),
+        Migration(
+            version: 14,
+            name: "live_sessions_covering",
+            sql: ##"""
+-- 0014_live_sessions_covering: the live-sessions gauge (`/metrics` gatehouse_active_sessions)
+-- counts from the index alone. The partial index of 0012 lacked `ended_at`, which the count names,
+-- so every entry also read its table row (0.35 s at 700,000 live sessions; issue #18).
+DROP INDEX sessions_live_by_expiry;
+CREATE INDEX sessions_live_by_expiry ON sessions (expires_at, ended_at) WHERE ended_at IS NULL;
+
+"""##,
+            checksum: "a5e1613370357ca3a8a674f07491e16d0793ce5c9b67a8d03068c99b8681a82a"
+        ),
     ]
 }
