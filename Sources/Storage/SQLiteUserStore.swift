@@ -163,6 +163,8 @@ public struct SQLiteUserStore: UserStore {
                 }
                 holds.record(held)
                 if removed < Self.deletionBatch { break }
+                // Lets the daemon's writers, polling every millisecond, take the lock between batches.
+                Purger.sleep(.milliseconds(2))
             }
             let (_, held) = try database.timedWrite { connection in
                 // Forget a batch of tombstones that would have expired anyway (an index range, bounded).
