@@ -13,7 +13,8 @@ import Storage
 /// Shapes: every user shares ONE precomputed scrypt hash of `SeedBench.password` (hashing a million
 /// passwords would take a day); sessions are 70% live; each grant is a refresh-token family of 1 to
 /// 19 generations (about M/F on average), all rotated but the newest, which is live (70%), revoked
-/// (15%) or past its absolute lifetime (15%); audit events are spread over the last 30 days.
+/// (15%) or past its absolute lifetime (15%); audit events are spread over the last 30 days. Dead
+/// rows died within the last day, so the purge finds nothing due yet (a steady state, not a backlog).
 /// Every identifier and token comes from a generator seeded by `--seed`, so two runs with the same
 /// arguments and `--now` write the same rows.
 ///
@@ -78,7 +79,7 @@ enum SeedBench: BenchCommand {
         var status = stat()
         let size = stat(out, &status) == 0 ? Int64(status.st_size) : 0
         let tables = counts.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
-        print(String(format: #"{"name":"seed","seconds":%.1f,"rows":%d,"rows_per_sec":%.0f,"file_bytes":%d,"tables":{%@}}"#,
+        print(String(format: #"{"name":"seed","seconds":%.1f,"rows":%d,"rows_per_sec":%.0f,"file_bytes":%lld,"tables":{%@}}"#,
                      seconds, rows, Double(rows) / seconds, size, tables))
     }
 
@@ -204,7 +205,8 @@ struct SeedWriter {
             let sessionID = random.token(16)
             let user = random.below(userIDs.count)
             let created = plan.now - Int64(random.below(30 * Int(Self.day)))
-            let ended: SQLValue = random.chance(30) ? .integer(created + Int64(random.below(Int(Self.day)))) : .null
+            // Ended within the last day: the purge's grace has not passed (a database it keeps up with).
+            let ended: SQLValue = random.chance(30) ? .integer(max(created, plan.now - Int64(random.below(Int(Self.day))))) : .null
             _ = try connection.run(
                 """
                 INSERT INTO sessions (session_id, cookie_hash, user_id, auth_time, created_at, last_seen_at, expires_at, ended_at,
@@ -238,8 +240,10 @@ struct SeedWriter {
                 ? (.null, random.below(userIDs.count))
                 : { let session = sessions[families % sessions.count]; return (.text(session.id), session.user) }()
             let state = random.below(100)  // < 15 expired, < 30 revoked, else live
-            let first = state < 15 ? plan.now - lifetime - Int64(random.below(5 * Int(Self.day)))
-                                   : plan.now - Int64(random.below(20 * Int(Self.day))) - 3600
+            // Dead families died within the last day and live ones were used within their inactivity
+            // lifetime: nothing is due for the purge yet, as in a database whose maintenance keeps up.
+            let first = state < 15 ? plan.now - lifetime - Int64(random.below(Int(Self.day)))
+                                   : plan.now - Int64(random.below(14 * Int(Self.day))) - 3600
             let revokedAt: SQLValue = (15..<30).contains(state) ? .integer(plan.now - Int64(random.below(Int(Self.day)))) : .null
             _ = try connection.run(
                 """
@@ -285,7 +289,7 @@ struct SeedWriter {
     private mutating func writeAudit() throws -> Int {
         let events = ["login.succeeded", "login.succeeded", "login.succeeded", "login.failed", "logout", "refresh_token.reused",
                       "user.updated", "password.changed"]
-        let start = plan.now - 30 * Self.day
+        let start = plan.now - 30 * Self.day + 3600  // inside the audit retention
         for index in 0..<plan.audit {
             let user = userIDs[random.below(userIDs.count)]
             _ = try connection.run(

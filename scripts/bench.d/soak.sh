@@ -19,7 +19,7 @@ bench_soak() {
     mkdir -p "$out"
     duration=$(python3 -c "print(int(float('$minutes') * 60))")
     scale_seed "$size" > "$work/soak-seed.json"
-    read -r p port start_ms < <(scale_start "$size")
+    read -r p port start_ms < <(SCALE_MAINTENANCE=1m scale_start "$size")
     pids+=("$p")
     # shellcheck disable=SC1090
     source "$work/scale-$size/pool/env.sh"
