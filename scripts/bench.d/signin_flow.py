@@ -6,8 +6,10 @@ flows back to back for SECONDS; prints one JSON line: flows/s, p50/p99 of a whol
 errors. The users are user<i>@seed.example for i below USERS (the `bench seed` accounts, all with
 the one seeded password), or a single EMAIL when USERS is 0.
 
-Usage: signin_flow.py BASE_URL CLIENT_ID CALLBACK EMAIL_OR_PATTERN PASSWORD USERS CONCURRENCY SECONDS LABEL [PACE]
+Usage: signin_flow.py BASE_URL CLIENT_ID CALLBACK EMAIL_OR_PATTERN PASSWORD USERS CONCURRENCY SECONDS LABEL [PACE [PEER]]
 PACE: seconds each thread waits after a flow (a steady trickle of sign-ins beside other load).
+PEER "glewlwyd:PLUGIN:SECRET": the same flow against glewlwyd's code flow (its login API, its consent
+PUT, then its authorize endpoint with g_continue, and the code exchanged with HTTP Basic).
 """
 import base64
 import hashlib
@@ -25,6 +27,7 @@ import requests
 base, client, callback, email, password = sys.argv[1].rstrip("/") + "/", sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 users, concurrency, seconds, label = int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8]), sys.argv[9]
 pace = float(sys.argv[10]) if len(sys.argv) > 10 else 0.0
+peer = sys.argv[11].split(":") if len(sys.argv) > 11 else None
 
 
 class Form(html.parser.HTMLParser):
@@ -38,7 +41,27 @@ class Form(html.parser.HTMLParser):
             self.fields[attrs["name"]] = attrs.get("value", "")
 
 
+def glewlwyd_flow(browser, who):
+    plugin, secret = peer[1], peer[2]
+    if browser.post(base + "api/auth/", json={"username": who, "password": password}).status_code != 200:
+        return False
+    if browser.put(base + "api/auth/grant/" + client, json={"scope": "openid scope1"}).status_code != 200:
+        return False
+    query = urllib.parse.urlencode({"response_type": "code", "client_id": client, "redirect_uri": callback, "scope": "openid scope1",
+                                    "state": secrets.token_urlsafe(8), "nonce": secrets.token_urlsafe(8), "g_continue": ""})
+    answer = browser.get(base + "api/" + plugin + "/auth?" + query, allow_redirects=False)
+    location = answer.headers.get("Location", "")
+    if answer.status_code != 302 or "code=" not in location:
+        return False
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(location).query)["code"][0]
+    tokens = browser.post(base + "api/" + plugin + "/token", auth=(client, secret),
+                          data={"grant_type": "authorization_code", "code": code, "redirect_uri": callback})
+    return tokens.status_code == 200 and "access_token" in tokens.json()
+
+
 def flow(browser, who):
+    if peer:
+        return glewlwyd_flow(browser, who)
     verifier = secrets.token_urlsafe(32)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     query = urllib.parse.urlencode({"response_type": "code", "client_id": client, "redirect_uri": callback,
