@@ -38,13 +38,13 @@ bench_soak() {
     local loads=()
     "$bin/bench" openloop --url "$u/oauth/token" --rate "$(python3 -c "print(max(5, round($refresh_max * 0.25)))")" --seconds "$duration" \
         --connections 16 --chain-refresh "$pool/soak_chain.txt" --client-id "$ES256_CLIENT" --label soak_refresh > "$work/soak-refresh.json" &
-    loads+=($!)
+    loads+=($!); pids+=($!)
     "$bin/bench" openloop --url "$u/userinfo" --rate "$(python3 -c "print(max(5, round($userinfo_max * 0.25)))")" --seconds "$duration" \
         --connections 16 --header "Authorization: Bearer $(head -1 "$pool/access.txt")" --label soak_userinfo > "$work/soak-userinfo.json" &
-    loads+=($!)
+    loads+=($!); pids+=($!)
     python3 "$lua/signin_flow.py" "$u/" "$ES256_CLIENT" "http://127.0.0.1:9/callback" 'user{i}@seed.example' "$SEED_PASSWORD" \
         "$SEED_USERS" 1 "$duration" soak_signin 2 > "$work/soak-signin.json" &
-    loads+=($!)
+    loads+=($!); pids+=($!)
     local db="$work/scale-$size/data/idp.sqlite3" started now
     started=$(date +%s)
     echo "seconds,database_mib,wal_mib,rss_mib,server_cpu_s" > "$csv"
@@ -56,7 +56,8 @@ db, pid, elapsed, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), os.sysconf("S
 size = lambda p: os.path.getsize(p) / 1048576 if os.path.exists(p) else 0.0
 rss = next(int(l.split()[1]) for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")) / 1024
 stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-print(f"{elapsed},{size(db):.2f},{size(db + \"-wal\"):.2f},{rss:.2f},{(int(stat[11]) + int(stat[12])) / hz:.1f}")' \
+wal = db + "-wal"
+print(f"{elapsed},{size(db):.2f},{size(wal):.2f},{rss:.2f},{(int(stat[11]) + int(stat[12])) / hz:.1f}")' \
             "$db" "$p" "$((now - started))" >> "$csv"
         [ $((now - started)) -ge "$duration" ] && break
         sleep 10
