@@ -71,7 +71,7 @@ struct Composition: Sendable {
         self.lifecycle = lifecycle
         grantHolders = SQLiteGrantHolderReader(store: store)
         sessions = SessionManager(sessions: sessionStore, cookies: cookies, clock: clock)
-        // The gauge is a range of the live sessions' index: taken at most every 30 s, not at every scrape.
+        // The gauge is a range of the live sessions' index: when that is slow, taken at most every 30 s.
         let liveSessions = CachedCount(maximumAge: .seconds(30)) { (try? sessionStore.liveCount(at: Date())) ?? 0 }
         liveSessionCount = { liveSessions.value() }
 
