@@ -270,11 +270,12 @@ enum UserCommands {
             let user = try existingUser(invocation.arguments.positionals[0], in: users)
             try invocation.confirm("Delete the user \(user.email) (\(user.userID)) with their sessions and tokens? This cannot be undone.")
             let deleted: DeletedAccount
+            let holds: WriteHolds
             do {
                 let manager = try KeyManager.open(store: store, settings: invocation.settings())
-                deleted = try SQLiteAccountDeletion(store: store, tokenKey: manager.derivedKey(purpose: UpstreamTokenKey.purpose),
-                                                    pseudonymKey: manager.derivedKey(purpose: AuditPseudonymKey.purpose))
-                    .deleteAccount(userID: user.userID, at: Date())
+                (deleted, holds) = try SQLiteAccountDeletion(store: store, tokenKey: manager.derivedKey(purpose: UpstreamTokenKey.purpose),
+                                                             pseudonymKey: manager.derivedKey(purpose: AuditPseudonymKey.purpose))
+                    .deleteAccountTimed(userID: user.userID, at: Date())
             } catch StorageError.notFound {
                 throw AdminError.failed("no user with id or email \(invocation.arguments.positionals[0])")
             } catch let error as KeyError {
@@ -286,7 +287,8 @@ enum UserCommands {
                                  details: ["upstream_revocations_queued": String(deleted.revocationsQueued)])
             let queued = deleted.revocationsQueued == 0 ? "" : "; \(deleted.revocationsQueued) Apple token(s) queued for revocation"
             return Output(json: ["user_id": user.userID, "email": user.email, "deleted": true,
-                                 "upstream_revocations_queued": deleted.revocationsQueued],
+                                 "upstream_revocations_queued": deleted.revocationsQueued, "write_transactions": holds.transactions,
+                                 "longest_write_lock_ms": WriteHolds.milliseconds(holds.longest)],
                           text: "deleted user \(user.email) (\(user.userID))" + queued)
         })
 

@@ -21,11 +21,16 @@ public struct RefreshToken: Sendable, Equatable {
     public var rotatedAt: Date?
     public var successorHash: String?
     public var revokedAt: Date?
+    /// Its place in the family (0 for the first token). Set on a token whose value names it
+    /// (`RefreshTokenKey.position`), which is then stored to be found there; nil on insert for a
+    /// token found by its digest alone. A stored token read back always has it.
+    public var generation: Int?
 
     public init(tokenHash: String, grantID: String, clientID: String, userID: String, scope: String, issuedAt: Date,
                 expiresAt: Date, lastUsedAt: Date? = nil, rotatedAt: Date? = nil, successorHash: String? = nil,
-                revokedAt: Date? = nil) {
+                revokedAt: Date? = nil, generation: Int? = nil) {
         self.tokenHash = tokenHash
+        self.generation = generation
         self.grantID = grantID
         self.clientID = clientID
         self.userID = userID
@@ -40,6 +45,15 @@ public struct RefreshToken: Sendable, Equatable {
 
     /// Neither exchanged nor revoked (expiry is the caller's check).
     public var isUnused: Bool { rotatedAt == nil && revokedAt == nil }
+
+    /// The same token in the same state; `generation` is left out, as a token built before it was
+    /// stored does not know it yet (the digest already names the token).
+    public static func == (left: RefreshToken, right: RefreshToken) -> Bool {
+        left.tokenHash == right.tokenHash && left.grantID == right.grantID && left.clientID == right.clientID
+            && left.userID == right.userID && left.scope == right.scope && left.issuedAt == right.issuedAt
+            && left.expiresAt == right.expiresAt && left.lastUsedAt == right.lastUsedAt && left.rotatedAt == right.rotatedAt
+            && left.successorHash == right.successorHash && left.revokedAt == right.revokedAt
+    }
 }
 
 /// What presenting a refresh token found, decided in one atomic step.
@@ -58,16 +72,47 @@ public enum RefreshRotation: Sendable, Equatable {
     case unknown
 }
 
+/// How a presented refresh token is looked up: at the place in its family its value names, where
+/// the stored digest must then match (tokens issued since migration 0015), or by its digest alone
+/// (tokens issued before, and values that name no place).
+public struct RefreshTokenKey: Sendable, Hashable {
+    public struct Position: Sendable, Hashable {
+        public let grantID: String
+        public let generation: Int
+
+        public init(grantID: String, generation: Int) {
+            self.grantID = grantID
+            self.generation = generation
+        }
+    }
+
+    /// SHA-256 hex of the whole presented value.
+    public let tokenHash: String
+    public let position: Position?
+
+    public init(tokenHash: String, position: Position? = nil) {
+        self.tokenHash = tokenHash
+        self.position = position
+    }
+
+    /// Whether `token` is the one this key names: the same digest, and the same place when the key names one.
+    public func matches(_ token: RefreshToken) -> Bool {
+        guard token.tokenHash == tokenHash else { return false }
+        guard let position else { return true }
+        return token.grantID == position.grantID && token.generation == position.generation
+    }
+}
+
 public protocol RefreshTokenStore: Sendable {
-    /// Throws `.alreadyExists` for a taken hash.
+    /// Throws `.alreadyExists` for a taken hash (or, for a token with a `generation`, a taken place).
     func insert(_ token: RefreshToken) throws(StorageError)
-    func find(tokenHash: String) throws(StorageError) -> RefreshToken?
+    func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken?
     /// In ONE atomic step (SQLite: one `BEGIN IMMEDIATE` transaction): if `tokenHash` is unused,
     /// marks it rotated at `time` to `successor` and inserts `successor` (all or nothing); otherwise
     /// asks `judge` what presenting it means (a retry, a reuse, a revocation). On `.reused` the same
     /// transaction revokes the family: its grant (reason "refresh token reused") and every refresh
     /// token of it. Of concurrent callers exactly one sees `.rotated`.
-    func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation
+    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation
     /// Marks every not yet revoked token of the family revoked at `time`.
     func revokeFamily(grantID: String, at time: Date) throws(StorageError)
     /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
@@ -80,6 +125,16 @@ public protocol RefreshTokenStore: Sendable {
 extension RefreshTokenStore {
     /// Stores that forget deleted users' tokens say no.
     public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool { false }
+
+    /// A token found by its digest alone (issued before migration 0015, or stored without a place).
+    public func find(tokenHash: String) throws(StorageError) -> RefreshToken? {
+        try find(RefreshTokenKey(tokenHash: tokenHash))
+    }
+
+    public func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge,
+                       at time: Date) throws(StorageError) -> RefreshRotation {
+        try rotate(RefreshTokenKey(tokenHash: tokenHash), successor: successor, judge: judge, at: time)
+    }
 }
 
 extension RefreshRotation {
@@ -113,6 +168,12 @@ public struct RefreshTokenFamily: Sendable {
 
 /// Reads a refresh token's family in one step (SQLite: one read transaction instead of four).
 public protocol RefreshTokenFamilyReader: Sendable {
-    /// nil when no token has this digest.
-    func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily?
+    /// nil when no token matches the key.
+    func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily?
+}
+
+extension RefreshTokenFamilyReader {
+    public func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily? {
+        try family(RefreshTokenKey(tokenHash: tokenHash))
+    }
 }

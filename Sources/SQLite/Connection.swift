@@ -8,6 +8,8 @@ import CSQLite
 public final class Connection: @unchecked Sendable {
     /// The raw handle; nil once closed.
     private(set) var handle: OpaquePointer?
+    /// The busy timeout this connection was opened with.
+    private(set) var busyTimeoutMilliseconds: Int64 = 0
     public let path: String
     public let readOnly: Bool
     private var cache: [String: Statement] = [:]
@@ -52,6 +54,7 @@ public final class Connection: @unchecked Sendable {
         let milliseconds = busyTimeout.components.seconds * 1000
             + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        busyTimeoutMilliseconds = Int64(milliseconds)
         // Defensive: no double-quoted string literals, which silently turn typos into text.
         var ignored: Int32 = 0
         _ = gh_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_DQS_DML, 0, &ignored)

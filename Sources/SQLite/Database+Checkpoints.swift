@@ -50,12 +50,17 @@ extension Connection {
 }
 
 extension Database {
-    /// Starts checkpointing every `interval` on a dedicated connection and raises the writer's own
-    /// checkpoint threshold to `writerCheckpointPages`. Idempotent; `close()` stops it.
+    /// Starts checkpointing every `interval` on a dedicated connection, raises the writer's own
+    /// checkpoint threshold to `writerCheckpointPages`, and has the writer poll a busy lock every
+    /// millisecond (`Connection.pollForTheWriteLock`). Idempotent; `close()` stops it.
     public func startBackgroundCheckpoints(interval: Duration = .milliseconds(100), writerCheckpointPages: Int = 10_000) throws {
         try checkpointer.withLock { current in
             guard current == nil else { return }
-            try withWriter { try $0.execute("PRAGMA wal_autocheckpoint = \(writerCheckpointPages)") }
+            try withWriter { writer in
+                try writer.execute("PRAGMA wal_autocheckpoint = \(writerCheckpointPages)")
+                // Another process's short transactions (idp-admin, in batches) must not make the daemon oversleep.
+                writer.pollForTheWriteLock()
+            }
             current = try BackgroundCheckpointer(path: path, interval: interval)
         }
     }

@@ -75,7 +75,9 @@ struct Composition: Sendable {
         self.lifecycle = lifecycle
         grantHolders = SQLiteGrantHolderReader(store: store)
         sessions = SessionManager(sessions: sessionStore, cookies: cookies, clock: clock)
-        liveSessionCount = { (try? sessionStore.liveCount(at: Date())) ?? 0 }
+        // The gauge is a range of the live sessions' index: when that is slow, taken at most every 30 s.
+        let liveSessions = CachedCount(maximumAge: .seconds(30)) { (try? sessionStore.liveCount(at: Date())) ?? 0 }
+        liveSessionCount = { liveSessions.value() }
 
         let signIns = SQLiteSignInStore(store: store)
         var credentials = CredentialCheck(users: users, throttle: LoginThrottle(store: SQLiteLoginThrottleStore(store: store), clock: clock,

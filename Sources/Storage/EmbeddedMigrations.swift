@@ -612,5 +612,36 @@ END;
 """#,
             checksum: "9a102ce24853edae393c80b758d0ddae9197eca5cf8ca9ca4173b7ab16f8a9f0"
         ),
+        Migration(
+            version: 15,
+            name: "refresh_tokens_by_position",
+            sql: ##"""
+-- 0015_refresh_tokens_by_position: refresh tokens that name their place in their family.
+--
+-- A token issued from now on carries its family (grant_id) and generation (OIDC
+-- RefreshTokenValue), so it is found by the primary key and its digest checked there; a
+-- rotation then writes the family's page and no index keyed by a random digest (issue #18:
+-- that index grew to a gigabyte at ten million tokens and every rotation dirtied a random page
+-- of it). Tokens issued before keep working by their digest: the index now covers them alone.
+ALTER TABLE refresh_tokens ADD COLUMN found_by_hash INTEGER NOT NULL DEFAULT 1;  -- 0: found by (grant_id, generation)
+DROP INDEX refresh_tokens_by_hash;
+CREATE UNIQUE INDEX refresh_tokens_by_hash ON refresh_tokens (token_hash) WHERE found_by_hash = 1;
+
+"""##,
+            checksum: "c6c15ebe5de8ee87d3320e0aab10c953a4af10d5eadc8ea58d0f9b40863edb81"
+        ),
+        Migration(
+            version: 16,
+            name: "live_sessions_covering",
+            sql: ##"""
+-- 0016_live_sessions_covering: the live-sessions gauge (`/metrics` gatehouse_active_sessions)
+-- counts from the index alone. The partial index of 0012 lacked `ended_at`, which the count names,
+-- so every entry also read its table row (0.35 s at 700,000 live sessions; issue #18).
+DROP INDEX sessions_live_by_expiry;
+CREATE INDEX sessions_live_by_expiry ON sessions (expires_at, ended_at) WHERE ended_at IS NULL;
+
+"""##,
+            checksum: "58e80aa201a6e7784744683e41b7daf7ef859e3244d084996e4361b7c088c2b1"
+        ),
     ]
 }

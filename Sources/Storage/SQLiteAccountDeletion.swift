@@ -34,10 +34,22 @@ public struct SQLiteAccountDeletion: AccountDeleter {
     }
 
     public func deleteAccount(userID: String, at time: Date) throws(StorageError) -> DeletedAccount {
+        try deleteAccountTimed(userID: userID, at: time).deleted
+    }
+
+    /// `deleteAccount`, with how long each write transaction held the lock: the user's refresh
+    /// tokens go first in short batches (`SQLiteUserStore.deleteRefreshTokensInBatches`), so a
+    /// user with very many never stalls other writers; everything else in one transaction.
+    public func deleteAccountTimed(userID: String, at time: Date) throws(StorageError) -> (deleted: DeletedAccount, holds: WriteHolds) {
         let pseudonym = Self.pseudonym(userID: userID, key: pseudonymKey)
         let now = Int64(time.timeIntervalSince1970.rounded(.down))
-        return try mapStorageErrors {
-            try database.write { db in
+        var holds = WriteHolds()
+        let deleted = try mapStorageErrors {
+            guard try database.read({ try $0.queryOne("SELECT 1 FROM users WHERE user_id = ?", [.text(userID)]) }) != nil else {
+                throw StorageError.notFound("user \(userID)")
+            }
+            try SQLiteUserStore.deleteRefreshTokensInBatches(userID: userID, now: now, database: database, holds: &holds)
+            let (result, held) = try database.timedWrite { db in
                 guard let user = try SQLiteUserStore.find(userID: userID, on: db) else { throw StorageError.notFound("user \(userID)") }
                 let identities = try db.query(
                     """
@@ -56,7 +68,7 @@ public struct SQLiteAccountDeletion: AccountDeleter {
                 }
                 let sessions = try db.queryOne("SELECT count(*) FROM sessions WHERE user_id = ?1 AND ended_at IS NULL", [.text(userID)])?.int(0) ?? 0
                 let grants = try db.queryOne("SELECT count(*) FROM grants WHERE user_id = ?1 AND revoked_at IS NULL", [.text(userID)])?.int(0) ?? 0
-                // As SQLiteUserStore.delete: the digests of live refresh tokens, so a refresh says the user is gone.
+                // Tokens rotated in since the batches: their digests, so a refresh says the user is gone.
                 _ = try db.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
                 _ = try db.run(
                     """
@@ -75,7 +87,10 @@ public struct SQLiteAccountDeletion: AccountDeleter {
                 _ = try db.run("DELETE FROM users WHERE user_id = ?1", [.text(userID)])
                 return DeletedAccount(pseudonym: pseudonym, revocationsQueued: queued, identities: identities.count, sessions: sessions, grants: grants)
             }
+            holds.record(held)
+            return result
         }
+        return (deleted, holds)
     }
 }
 

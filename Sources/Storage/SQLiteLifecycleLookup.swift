@@ -13,8 +13,8 @@ public struct SQLiteLifecycleLookup: LifecycleLookup {
         refreshTokens = SQLiteRefreshTokenStore(store: store)
     }
 
-    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshToken? {
-        try refreshTokens.find(tokenHash: tokenHash)
+    public func refreshToken(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? {
+        try refreshTokens.find(key)
     }
 
     public func liveGrants(sessionID: String) throws(StorageError) -> [Grant] {

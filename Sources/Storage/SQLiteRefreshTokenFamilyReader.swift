@@ -10,10 +10,10 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
 
     public init(store: Store) { database = store.database }
 
-    public func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily? {
+    public func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily? {
         try mapStorageErrors {
             try database.read { connection in
-                guard let token = try SQLiteRefreshTokenStore.find(tokenHash: tokenHash, on: connection) else { return nil }
+                guard let token = try SQLiteRefreshTokenStore.find(key, on: connection) else { return nil }
                 let grant = try SQLiteGrantStore.find(grantID: token.grantID, on: connection)
                 let user = try SQLiteUserStore.find(userID: token.userID, on: connection)
                 let session = try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) }

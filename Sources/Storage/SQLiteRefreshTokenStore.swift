@@ -1,11 +1,16 @@
+import Crypto
 import FoundationEssentials
 import Model
 import SQLite
 
-/// Refresh tokens in SQLite, by the digest of their value. Rotation is one `BEGIN IMMEDIATE`
-/// transaction: a conditional UPDATE (`rotated_at IS NULL AND revoked_at IS NULL`) picks the single
-/// winner by `changes()`, and the successor is inserted in the same transaction, so a failure
-/// between "consume the old token" and "insert the new one" leaves the old token live (negative-tests K03).
+/// Refresh tokens in SQLite. A token whose value names its place (`RefreshTokenKey.position`,
+/// migration 0015) is found by the primary key (grant_id, generation) and its digest checked
+/// there, so a rotation writes the family's page and no index of random digests; an older token
+/// is found by its digest (`refresh_tokens_by_hash`, which covers those alone). Rotation is one
+/// `BEGIN IMMEDIATE` transaction: a conditional UPDATE (`rotated_at IS NULL AND revoked_at IS NULL`)
+/// picks the single winner by `changes()`, and the successor is inserted in the same transaction,
+/// so a failure between "consume the old token" and "insert the new one" leaves the old token
+/// live (negative-tests K03).
 public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     let database: Database
 
@@ -17,30 +22,39 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    public func find(tokenHash: String) throws(StorageError) -> RefreshToken? {
+    public func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? {
         try mapStorageErrors {
             try database.read { connection in
-                try Self.find(tokenHash: tokenHash, on: connection)
+                try Self.find(key, on: connection)
             }
         }
     }
 
-    public func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge,
+    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
             try database.write { connection in
-                let changed = try connection.run(
-                    """
-                    UPDATE refresh_tokens SET rotated_at = ?, last_used_at = ?, successor_hash = ?
-                    WHERE token_hash = ? AND rotated_at IS NULL AND revoked_at IS NULL
-                    """,
-                    [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(tokenHash)])
-                guard let presented = try Self.find(tokenHash: tokenHash, on: connection) else { return .unknown }
+                let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
+                let changed = if let position = key.position {
+                    try connection.run(
+                        """
+                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                        WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
+                            AND rotated_at IS NULL AND revoked_at IS NULL
+                        """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
+                } else {
+                    try connection.run(
+                        """
+                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                        WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
+                        """, changes)
+                }
+                guard let presented = try Self.find(key, on: connection) else { return .unknown }
                 if changed == 1 {
                     try Self.insert(successor, into: connection)
                     return .rotated(presented: presented, successor: successor)
                 }
-                let stored = try presented.successorHash.flatMap { hash in try Self.find(tokenHash: hash, on: connection) }
+                let stored = try Self.storedSuccessor(of: presented, on: connection)
                 let outcome = judge.outcome(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
                                             at: time)
                 if case .reused = outcome {
@@ -90,24 +104,57 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    /// Appends the token to its family: generation one past the family's newest (0 for the first),
-    /// so a successor is stored beside the token it replaces (migration 0005).
+    /// Stores a token whose value names its place at that generation (found by position, no digest
+    /// index entry); any other token one past its family's newest (0 for the first), found by its
+    /// digest. Either way a successor lands beside the token it replaces (migration 0005).
     private static func insert(_ token: RefreshToken, into connection: Connection) throws {
-        _ = try connection.run(
-            """
-            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
-                rotated_at, successor_hash, revoked_at, generation)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-                (SELECT COALESCE(MAX(generation) + 1, 0) FROM refresh_tokens WHERE grant_id = ?2))
-            """,
-            [.text(token.tokenHash), .text(token.grantID), .text(token.clientID), .text(token.userID), .text(token.scope),
-             SQLValue(date: token.issuedAt), SQLValue(date: token.expiresAt), SQLValue(date: token.lastUsedAt),
-             SQLValue(optionalDate: token.rotatedAt), SQLValue(optional: token.successorHash), SQLValue(optionalDate: token.revokedAt)])
+        let values: [SQLValue] = [
+            .text(token.tokenHash), .text(token.grantID), .text(token.clientID), .text(token.userID), .text(token.scope),
+            SQLValue(date: token.issuedAt), SQLValue(date: token.expiresAt), SQLValue(date: token.lastUsedAt),
+            SQLValue(optionalDate: token.rotatedAt), SQLValue(optional: token.successorHash), SQLValue(optionalDate: token.revokedAt)]
+        if let generation = token.generation {
+            _ = try connection.run(
+                """
+                INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
+                    rotated_at, successor_hash, revoked_at, generation, found_by_hash)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0)
+                """, values + [.integer(Int64(generation))])
+        } else {
+            _ = try connection.run(
+                """
+                INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
+                    rotated_at, successor_hash, revoked_at, generation)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+                    (SELECT COALESCE(MAX(generation) + 1, 0) FROM refresh_tokens WHERE grant_id = ?2))
+                """, values)
+        }
     }
 
-    /// The token by digest, inside the caller's transaction.
-    static func find(tokenHash: String, on connection: Connection) throws -> RefreshToken? {
-        try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]).map(token)
+    /// The token the key names, inside the caller's transaction: at its place, if the stored
+    /// digest there is the presented one's; else by digest among the tokens found that way.
+    static func find(_ key: RefreshTokenKey, on connection: Connection) throws -> RefreshToken? {
+        guard let position = key.position else {
+            return try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ? AND found_by_hash = 1",
+                                           [.text(key.tokenHash)]).map(token)
+        }
+        guard let row = try connection.queryOne(
+            "SELECT * FROM refresh_tokens WHERE grant_id = ? AND generation = ? AND found_by_hash = 0",
+            [.text(position.grantID), .integer(Int64(position.generation))]) else { return nil }
+        let stored = try token(row)
+        // A value naming a real place with a wrong secret finds nothing.
+        return ConstantTime.equals(Array(stored.tokenHash.utf8), Array(key.tokenHash.utf8)) ? stored : nil
+    }
+
+    /// The token the presented one was rotated to: the next generation of its family when that is
+    /// found by position, else by digest (a successor issued before migration 0015).
+    static func storedSuccessor(of presented: RefreshToken, on connection: Connection) throws -> RefreshToken? {
+        guard let hash = presented.successorHash else { return nil }
+        if let generation = presented.generation,
+           let next = try find(RefreshTokenKey(tokenHash: hash, position: .init(grantID: presented.grantID, generation: generation + 1)),
+                               on: connection) {
+            return next
+        }
+        return try find(RefreshTokenKey(tokenHash: hash), on: connection)
     }
 
     private static func token(_ row: Row) throws -> RefreshToken {
@@ -115,6 +162,6 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                      userID: try row.string("user_id"), scope: try row.string("scope"), issuedAt: try row.date("issued_at"),
                      expiresAt: try row.date("expires_at"), lastUsedAt: try row.date("last_used_at"),
                      rotatedAt: try row.optionalDate("rotated_at"), successorHash: try row.optionalString("successor_hash"),
-                     revokedAt: try row.optionalDate("revoked_at"))
+                     revokedAt: try row.optionalDate("revoked_at"), generation: try row.int("generation"))
     }
 }

@@ -138,16 +138,34 @@ public struct SQLiteUserStore: UserStore {
         }
     }
 
-    /// Deletes a user; foreign keys cascade to their sessions, codes, grants and refresh tokens.
-    /// Throws `.notFound` for an unknown id. For operators; not part of `UserStore`.
-    public func delete(userID: String) throws(StorageError) {
+    /// Rows one write transaction of `delete(userID:)` removes at most before the user's row goes.
+    public static let deletionBatch = 500
+
+    /// Deletes a user; foreign keys cascade to their sessions, codes and grants. Throws `.notFound`
+    /// for an unknown id. For operators; not part of `UserStore`.
+    ///
+    /// The user's refresh tokens go first, at most `deletionBatch` per write transaction (each
+    /// remembered by digest if it could still be presented), so a user with a great many tokens
+    /// never holds the write lock for long; the last transaction deletes the user and whatever was
+    /// issued meanwhile. Interrupted half-way, the user is still there with fewer tokens, whose
+    /// refreshes already answer that the user is gone: run the deletion again.
+    @discardableResult
+    public func delete(userID: String) throws(StorageError) -> WriteHolds {
+        var holds = WriteHolds()
         try mapStorageErrors {
-            try database.write { connection in
-                // Remember the user's live refresh tokens (digests only) so their refresh says the user is gone;
-                // forget those that would have expired anyway.
-                let now = Int64(Date().timeIntervalSince1970)
-                _ = try connection.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
-                // Through the user's grants (an index range each), never a pass over every refresh token.
+            let now = Int64(Date().timeIntervalSince1970)
+            guard try database.read({ try $0.queryOne("SELECT 1 FROM users WHERE user_id = ?", [.text(userID)]) }) != nil else {
+                throw StorageError.notFound("user \(userID)")
+            }
+            try Self.deleteRefreshTokensInBatches(userID: userID, now: now, database: database, holds: &holds)
+            let (_, held) = try database.timedWrite { connection in
+                // Forget a batch of tombstones that would have expired anyway (an index range, bounded).
+                _ = try connection.run(
+                    """
+                    DELETE FROM deleted_user_refresh_tokens WHERE token_hash IN
+                        (SELECT token_hash FROM deleted_user_refresh_tokens WHERE expires_at <= ?1 LIMIT ?2)
+                    """, [.integer(now), .integer(Int64(Self.deletionBatch))])
+                // Tokens rotated in since the last batch (a handful at most) go with the cascade.
                 _ = try connection.run(
                     """
                     INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
@@ -157,9 +175,46 @@ public struct SQLiteUserStore: UserStore {
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
                 }
-                // The user's refresh tokens go with their grants (foreign keys cascade, family by family).
             }
+            holds.record(held)
         }
+        return holds
+    }
+
+    /// One batch of the user's refresh tokens: remembered (digest and expiry) while they could still
+    /// be presented, then deleted by primary key. Returns how many were deleted.
+    /// The user's refresh tokens, `deletionBatch` per write transaction (each remembered by digest
+    /// while it could still be presented), so no deletion holds the write lock for long. Shared with
+    /// account deletion (`SQLiteAccountDeletion`), which deletes the rest in one transaction after.
+    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: Database, holds: inout WriteHolds) throws {
+        while true {
+            let (removed, held) = try database.timedWrite { connection in
+                try Self.deleteTokenBatch(userID: userID, now: now, on: connection)
+            }
+            holds.record(held)
+            if removed < Self.deletionBatch { break }
+            // Lets the daemon's writers, polling every millisecond, take the lock between batches.
+            Purger.sleep(.milliseconds(2))
+        }
+    }
+
+    private static func deleteTokenBatch(userID: String, now: Int64, on connection: Connection) throws -> Int {
+        // Through the user's grants (an index range each), never a pass over every refresh token.
+        let rows = try connection.query(
+            """
+            SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
+            WHERE g.user_id = ?1 LIMIT ?2
+            """, [.text(userID), .integer(Int64(deletionBatch))])
+        for row in rows {
+            let expires = try row.int64("expires_at")
+            if expires > now {
+                _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
+                                       [.text(try row.string("token_hash")), .integer(expires)])
+            }
+            _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
+                                   [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
+        }
+        return rows.count
     }
 
     /// Inserts a user inside the caller's transaction.

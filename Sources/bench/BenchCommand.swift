@@ -16,6 +16,7 @@ enum BenchRegistry {
     static let commands: [any BenchCommand.Type] = [
         CryptoBench.self,
         OpenLoopBench.self,
+        SeedBench.self,
     ]
 
     static func command(named name: String) -> (any BenchCommand.Type)? {

@@ -102,8 +102,12 @@ struct RefreshGrantTests {
         let harness = RefreshHarness()
         let response = try harness.signIn()
         let token = try #require(response.refreshToken)
-        #expect(try Base64URL.decode(token).count == 32)   // ≥ 256 bits
+        // rt1.<grant id>.<generation>.<secret>: the secret is ≥ 256 bits, the rest names the token's place.
+        let parts = token.split(separator: ".")
+        #expect(parts.count == 4 && parts[0] == "rt1" && parts[2] == "0")
+        #expect(try Base64URL.decode(parts[3]).count == 32)
         let stored = try #require(try harness.stored(token))
+        #expect(String(parts[1]) == stored.grantID && stored.generation == 0)
         #expect(stored.tokenHash == Digest.sha256Hex(Array(token.utf8)) && stored.tokenHash != token)
         #expect(try harness.store.find(tokenHash: token) == nil)
         #expect(stored.clientID == "native-app" && stored.userID == "user-alice" && stored.scope == "openid profile email offline_access")

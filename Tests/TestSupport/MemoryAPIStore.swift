@@ -97,9 +97,9 @@ public final class MemoryLifecycleLookup: LifecycleLookup, @unchecked Sendable {
         tokens[hash] = snapshot
     }
 
-    public func refreshToken(hash tokenHash: String) throws(StorageError) -> RefreshToken? {
+    public func refreshToken(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? {
         lock.lock(); defer { lock.unlock() }
-        return tokens[tokenHash]
+        return tokens[key.tokenHash].flatMap { key.matches($0) ? $0 : nil }
     }
 
     public func liveGrants(sessionID: String) throws(StorageError) -> [Grant] {

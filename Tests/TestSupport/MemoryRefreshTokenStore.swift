@@ -18,14 +18,15 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
         try withLock { () throws(StorageError) in try insertLocked(token) }
     }
 
-    public func find(tokenHash: String) throws(StorageError) -> RefreshToken? {
-        withLock { current(tokenHash) }
+    public func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? {
+        withLock { current(key) }
     }
 
-    public func rotate(tokenHash: String, successor: RefreshToken, judge: any RefreshReuseJudge,
+    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try withLock { () throws(StorageError) -> RefreshRotation in
-            guard let presented = current(tokenHash) else { return .unknown }
+            guard let presented = current(key) else { return .unknown }
+            let tokenHash = key.tokenHash
             guard presented.isUnused else {
                 let outcome = judge.outcome(presented: presented, storedSuccessor: presented.successorHash.flatMap(current),
                                             expectedSuccessorHash: successor.tokenHash, at: time)
@@ -84,6 +85,12 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
     }
 
     /// The token with any revocation `MemoryGrantStore.revoke` recorded in the shared database.
+    /// The token the key names (digest, and place when the key has one), as the SQLite store finds it.
+    private func current(_ key: RefreshTokenKey) -> RefreshToken? {
+        guard let token = current(key.tokenHash), key.matches(token) else { return nil }
+        return token
+    }
+
     private func current(_ hash: String) -> RefreshToken? {
         guard var token = tokens[hash] else { return nil }
         if token.revokedAt == nil, let revoked = database.refreshTokenRevokedAt(hash: hash) { token.revokedAt = revoked }
@@ -92,6 +99,11 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
 
     private func insertLocked(_ token: RefreshToken) throws(StorageError) {
         guard tokens[token.tokenHash] == nil else { throw .alreadyExists("refresh token") }
+        var token = token
+        // As the SQLite store numbers it: one past the family's newest.
+        if token.generation == nil {
+            token.generation = tokens.values.filter { $0.grantID == token.grantID }.compactMap(\.generation).max().map { $0 + 1 } ?? 0
+        }
         tokens[token.tokenHash] = token
         database.addRefreshToken(hash: token.tokenHash, grantID: token.grantID)
     }

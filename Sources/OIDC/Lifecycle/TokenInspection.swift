@@ -11,8 +11,8 @@ public enum TokenKind: String, Sendable, Equatable {
 
 /// Recognises a token we issued, without deciding whether the caller may act on it.
 ///
-/// Token type hints are not needed: a refresh token is found by its SHA-256 in `refresh_tokens`
-/// (opaque, random), an `at_…` value that opens under our key is an opaque access token
+/// Token type hints are not needed: a refresh token is found at the place its value names, or by
+/// its SHA-256 (`RefreshTokenValue`) in `refresh_tokens`, an `at_…` value that opens under our key is an opaque access token
 /// (`OpaqueAccessTokens`), anything shaped like a JWS is verified as one of our access tokens
 /// (signature with our keys — the algorithm decided by our key, so `alg: none` or a foreign key
 /// never verifies — `typ` `at+jwt` and our `iss`). Expiry and revocation are the callers' business.
@@ -34,7 +34,7 @@ enum TokenInspection {
         }
         let snapshot: RefreshToken?
         do {
-            snapshot = try lookup.refreshToken(hash: SecretDigest.hash(token))
+            snapshot = try lookup.refreshToken(RefreshTokenValue.key(for: token))
         } catch {
             throw OAuthError(storage: error)
         }

@@ -5,11 +5,12 @@ import Model
 /// Refresh-token issuance and the `refresh_token` grant's configuration: the store, and the
 /// server secret that derives a token's successor.
 ///
-/// Tokens are opaque 256-bit random values stored only as SHA-256 digests. A successor is derived
+/// Tokens carry 256 secret bits and are stored only as SHA-256 digests; the value names the
+/// token's place in its family (`RefreshTokenValue`). A successor's secret is derived
 /// deterministically from the presented token, `base64url(HMAC-SHA256(successorKey, "gatehouse
-/// refresh successor" || presented))`, so a retry inside the overlap window can hand back the
-/// same successor although only its digest is stored, and concurrent refreshes of one token all
-/// compute the same single successor.
+/// refresh successor" || presented))`, at the next generation, so a retry inside the overlap window
+/// can hand back the same successor although only its digest is stored, and concurrent refreshes
+/// of one token all compute the same single successor.
 public struct RefreshTokens: Sendable {
     public let store: any RefreshTokenStore
     /// When set, a refresh counts as activity of the family's session (`last_seen_at`), and an
@@ -45,8 +46,15 @@ public struct RefreshTokens: Sendable {
         Base64URL.encode(HMAC.sha256(key: successorKey, data: Self.successorLabel + Array(token.utf8)))
     }
 
-    /// A fresh token value: 32 random bytes, base64url.
-    public static func newToken() -> String { Random.token(bytes: 32) }
+    /// The successor's value: at the generation after `presented`'s in its family (the secret
+    /// derived from `token`), or, for a token stored without its place, the derived secret alone.
+    public func successor(of token: String, presented: RefreshToken) -> String {
+        guard let generation = presented.generation else { return successor(of: token) }
+        return RefreshTokenValue.compose(grantID: presented.grantID, generation: generation + 1, secret: successor(of: token))
+    }
+
+    /// A family's first token value (generation 0, 32 random bytes of secret).
+    public static func newToken(grantID: String) -> String { RefreshTokenValue.first(grantID: grantID) }
 
     /// The one answer for any dead, unknown, foreign, expired or reused token (invalid_grant, 400).
     static func invalid(_ detail: String) -> OAuthError {
@@ -64,10 +72,10 @@ extension TokenEndpoint {
     /// Stores the first token of a new family; its absolute lifetime starts now.
     func issueFirstRefreshToken(grant: Grant, client: Client, userID: String, now: Date) throws(OAuthError) -> String? {
         guard let refreshTokens else { return nil }
-        let value = RefreshTokens.newToken()
+        let value = RefreshTokens.newToken(grantID: grant.grantID)
         let token = RefreshToken(tokenHash: RefreshTokens.hash(value), grantID: grant.grantID, clientID: client.clientID,
                                  userID: userID, scope: grant.scope, issuedAt: now,
-                                 expiresAt: now.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetime)))
+                                 expiresAt: now.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetime)), generation: 0)
         try storage { () throws(StorageError) in try refreshTokens.store.insert(token) }
         return value
     }
@@ -94,9 +102,9 @@ extension TokenEndpoint {
         }
         let client = authenticated.client
         let now = clock.now
-        let presentedHash = RefreshTokens.hash(value)
-        guard let family = try loadFamily(tokenHash: presentedHash, refreshTokens: refreshTokens) else {
-            if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedHash) }) {
+        let presentedKey = RefreshTokenValue.key(for: value)
+        guard let family = try loadFamily(presentedKey, refreshTokens: refreshTokens) else {
+            if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedKey.tokenHash) }) {
                 throw OAuthError(.invalidGrant, RefreshTokens.deletedUserDescription, detail: "refresh token of a deleted user")
             }
             throw RefreshTokens.invalid("unknown refresh token")
@@ -121,14 +129,14 @@ extension TokenEndpoint {
             throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
         }
 
-        let successorValue = refreshTokens.successor(of: value)
+        let successorValue = refreshTokens.successor(of: value, presented: presented)
         let successor = RefreshToken(tokenHash: RefreshTokens.hash(successorValue), grantID: presented.grantID,
                                      clientID: presented.clientID, userID: presented.userID, scope: presented.scope,
-                                     issuedAt: now, expiresAt: presented.expiresAt)
+                                     issuedAt: now, expiresAt: presented.expiresAt, generation: presented.generation.map { $0 + 1 })
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
             try storage { () throws(StorageError) in
-                try refreshTokens.store.rotate(tokenHash: presentedHash, successor: successor, judge: judge, at: now)
+                try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now)
             }
         }
         let rotate = { () throws(OAuthError) in try Self.accept(try rotateOutcome()) }
@@ -175,10 +183,10 @@ extension TokenEndpoint {
 
     /// The presented token with its grant, user and session: in one read when the store offers it,
     /// else from each store in turn.
-    func loadFamily(tokenHash: String, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
+    func loadFamily(_ key: RefreshTokenKey, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
         try storage { () throws(StorageError) -> RefreshTokenFamily? in
-            if let reader = refreshTokens.familyReader { return try reader.family(tokenHash: tokenHash) }
-            guard let token = try refreshTokens.store.find(tokenHash: tokenHash) else { return nil }
+            if let reader = refreshTokens.familyReader { return try reader.family(key) }
+            guard let token = try refreshTokens.store.find(key) else { return nil }
             let grant = try grants.find(grantID: token.grantID)
             let session = try grant?.sessionID.flatMap { sessionID throws(StorageError) in
                 try refreshTokens.sessions?.find(sessionID: sessionID)

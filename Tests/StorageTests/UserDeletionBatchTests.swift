@@ -1,0 +1,50 @@
+import Foundation
+import Model
+import SQLite
+import Storage
+import Testing
+
+/// `users delete` of a user with more refresh tokens than one transaction may delete: several
+/// short write transactions, every token gone and remembered, the user last.
+@Suite struct UserDeletionBatchTests {
+    @Test func aUserWithManyTokensIsDeletedInBatches() throws {
+        let stores = try RefreshStores(.sqlite)
+        let store = try #require(stores.store)
+        let perFamily = SQLiteUserStore.deletionBatch * 2 / 3
+        for family in 0..<3 {
+            try stores.family("grant-\(family)", session: nil)
+            try store.database.write { connection in
+                for generation in 0..<perFamily {
+                    _ = try connection.run(
+                        """
+                        INSERT INTO refresh_tokens (grant_id, generation, token_hash, client_id, user_id, scope, issued_at, expires_at,
+                            last_used_at, found_by_hash)
+                        VALUES (?, ?, ?, ?, ?, 'openid', 1800000000, ?, 1800000000, 0)
+                        """,
+                        [.text("grant-\(family)"), .integer(Int64(generation)), .text("hash-\(family)-\(generation)"),
+                         .text(stores.client.clientID), .text(stores.user.userID),
+                         // One family already past its lifetime: not worth remembering.
+                         .integer(family == 2 ? 1_000_000_000 : 1_900_000_000)])
+                }
+            }
+        }
+        let holds = try SQLiteUserStore(store: store).delete(userID: stores.user.userID)
+        // 3·perFamily tokens at `deletionBatch` a transaction, then the user's own.
+        #expect(holds.transactions == (3 * perFamily) / SQLiteUserStore.deletionBatch + 2)
+        let counts = try store.database.read { connection in
+            (try connection.queryOne("SELECT count(*) FROM refresh_tokens")?.int(0),
+             try connection.queryOne("SELECT count(*) FROM deleted_user_refresh_tokens")?.int(0),
+             try connection.queryOne("SELECT count(*) FROM users")?.int(0),
+             try connection.queryOne("SELECT count(*) FROM grants")?.int(0))
+        }
+        #expect(counts.0 == 0 && counts.1 == 2 * perFamily && counts.2 == 0 && counts.3 == 0)
+        #expect(try SQLiteRefreshTokenStore(store: store).belongedToDeletedUser(tokenHash: "hash-0-1"))
+        #expect(try !SQLiteRefreshTokenStore(store: store).belongedToDeletedUser(tokenHash: "hash-2-1"))
+    }
+
+    @Test func anUnknownUserIsNotFoundAndNothingChanges() throws {
+        let stores = try RefreshStores(.sqlite)
+        #expect(throws: StorageError.self) { try SQLiteUserStore(store: try #require(stores.store)).delete(userID: "auth0|nobody") }
+        #expect(try stores.users.find(userID: stores.user.userID) != nil)
+    }
+}
