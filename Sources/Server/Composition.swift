@@ -135,7 +135,7 @@ struct Composition: Sendable {
             try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
                                               grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
-        upstream = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
+        self.upstream = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
                                         holders: holders, clock: clock, logger: logger)
         revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
         introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
