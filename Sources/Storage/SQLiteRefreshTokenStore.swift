@@ -7,9 +7,9 @@ import SQLite
 /// winner by `changes()`, and the successor is inserted in the same transaction, so a failure
 /// between "consume the old token" and "insert the new one" leaves the old token live (negative-tests K03).
 public struct SQLiteRefreshTokenStore: RefreshTokenStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func insert(_ token: RefreshToken) throws(StorageError) {
         try mapStorageErrors {
@@ -92,7 +92,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
 
     /// Appends the token to its family: generation one past the family's newest (0 for the first),
     /// so a successor is stored beside the token it replaces (migration 0005).
-    private static func insert(_ token: RefreshToken, into connection: Connection) throws {
+    private static func insert(_ token: RefreshToken, into connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, issued_at, expires_at, last_used_at,
@@ -106,7 +106,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     }
 
     /// The token by digest, inside the caller's transaction.
-    static func find(tokenHash: String, on connection: Connection) throws -> RefreshToken? {
+    static func find(tokenHash: String, on connection: any SQLConnection) throws -> RefreshToken? {
         try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ?", [.text(tokenHash)]).map(token)
     }
 

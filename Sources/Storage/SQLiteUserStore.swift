@@ -6,9 +6,9 @@ import SQLite
 /// its users) makes emails unique within a connection regardless of case; `find(email:)` looks in the
 /// database connection only.
 public struct SQLiteUserStore: UserStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ user: User) throws(StorageError) {
         try mapStorageErrors {
@@ -94,7 +94,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// `recordLogin` inside the caller's transaction; throws `.notFound` for an unknown user.
-    static func recordLogin(userID: String, at time: Date, rehashedPassword: String?, on connection: Connection) throws {
+    static func recordLogin(userID: String, at time: Date, rehashedPassword: String?, on connection: any SQLConnection) throws {
         let changed = try connection.run(
             """
             UPDATE users SET logins_count = logins_count + 1, last_login_at = ?2, password_hash = coalesce(?3, password_hash)
@@ -163,7 +163,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// Inserts a user inside the caller's transaction.
-    static func insert(_ user: User, on connection: Connection) throws {
+    static func insert(_ user: User, on connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
@@ -182,7 +182,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// The user by id, inside the caller's transaction.
-    static func find(userID: String, on connection: Connection) throws -> User? {
+    static func find(userID: String, on connection: any SQLConnection) throws -> User? {
         try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(user)
     }
 
