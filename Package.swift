@@ -18,19 +18,23 @@ let package = Package(
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Building blocks with no knowledge of OAuth.
         .target(name: "Logging"),
         .target(name: "Settings", dependencies: ["Logging"]),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CCrypt"]),
         .target(name: "JOSE", dependencies: ["Crypto"]),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // The SQL the record stores speak (values, rows, the connection protocols), and its two backends.
+        .target(name: "SQL"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SQL"]),
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ", "SQL"]),
         .target(name: "HTTP", dependencies: ["CLinux", "CZlib", "Logging"]),
         .target(name: "Mail", dependencies: ["CCurl", "Settings"]),
 
         // The identity provider.
         .target(name: "Model"),
-        .target(name: "Storage", dependencies: ["Model", "SQLite", "Crypto", "Logging"]),
+        .target(name: "Storage", dependencies: ["Model", "SQL", "SQLite", "PostgreSQL", "Crypto", "Logging"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
         .target(name: "Server", dependencies: ["CCurl", "HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
@@ -41,11 +45,12 @@ let package = Package(
         .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage", "Model"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "PostgreSQL", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Settings", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQL", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "OIDC", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto"]),

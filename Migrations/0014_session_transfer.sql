@@ -1,5 +1,4 @@
 -- 0014_session_transfer: native-to-web session transfer (README "Native to web"; Storage/SQLiteSessionTransferStore.swift).
--- Written as 0014 in the brief; numbered 0013 while that number is free (the migrator wants no gaps).
 
 -- Per application: may it ask for a session transfer token (issuing side), which channels its
 -- /authorize honours one from (receiving side: '' = off, 'cookie', 'query', 'cookie query'), and

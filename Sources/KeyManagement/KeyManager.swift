@@ -14,7 +14,7 @@ public struct KeyManager: Sendable {
 
     /// Opens the key store: loads the key-encryption key (creating it only when no key exists yet),
     /// checks that it decrypts every stored key, and creates an active RS256 and ES256 key when missing.
-    public static func open(store: Store, settings: Settings, clock: any Clock = SystemClock()) throws(KeyError) -> KeyManager {
+    public static func open(store: some SQLStorage, settings: Settings, clock: any Clock = SystemClock()) throws(KeyError) -> KeyManager {
         let keyStore = SigningKeyStore(store: store)
         let existing = try storage { try keyStore.all() }
         let kek = try KeyEncryptionKey.load(settings: settings, mayCreate: existing.isEmpty)
@@ -60,10 +60,13 @@ public struct KeyManager: Sendable {
         try Self.storage { try store.delete(kid: kid) }
     }
 
+    /// A node that finds no active key of an algorithm proposes one; if another node got there
+    /// first (`activateIfNone` says no), its own is dropped and the stored one is used.
     private func ensureActiveKeys(existing: [SigningKeyRecord]) throws(KeyError) {
         for algorithm in SigningKey.Algorithm.allCases
         where !existing.contains(where: { $0.algorithm == algorithm.rawValue && $0.status == .active }) {
-            try rotate(algorithm)
+            let record = try generate(algorithm)
+            _ = try Self.storage { try store.activateIfNone(record) }
         }
     }
 

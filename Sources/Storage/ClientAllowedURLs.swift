@@ -10,7 +10,7 @@ enum ClientAllowedURLs {
     }
 
     /// Replaces every row of the client with its current lists; call inside the client's write.
-    static func replace(for client: Client, in connection: Connection) throws {
+    static func replace(for client: Client, in connection: any SQLConnection) throws {
         _ = try connection.run("DELETE FROM client_allowed_urls WHERE client_id = ?", [.text(client.clientID)])
         for (kind, urls) in [("callback", client.callbacks), ("logout", client.logoutURLs), ("web_origin", client.webOrigins)] {
             for (position, url) in urls.enumerated() {
@@ -22,7 +22,7 @@ enum ClientAllowedURLs {
     }
 
     /// The lists of one client, or of every client when `clientID` is nil, keyed by client id.
-    static func load(clientID: String?, from connection: Connection) throws -> [String: Lists] {
+    static func load(clientID: String?, from connection: any SQLConnection) throws -> [String: Lists] {
         // Two texts rather than `?1 IS NULL OR client_id = ?1`, which SQLite cannot answer from the index.
         let rows = try clientID.map { clientID in
             try connection.query("SELECT client_id, kind, url FROM client_allowed_urls WHERE client_id = ? ORDER BY kind, position",

@@ -5,9 +5,9 @@ import SQLite
 /// APIs (resource servers) and client grants in SQLite (tables `apis`, `client_grants`).
 /// Scopes are stored space-separated; deleting an API or a client cascades to its grants.
 public struct SQLiteAPIStore: APIStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ api: API) throws(StorageError) {
         try mapStorageErrors {

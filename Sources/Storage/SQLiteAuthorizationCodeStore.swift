@@ -5,9 +5,9 @@ import SQLite
 /// Authorization codes in SQLite, by the digest of their value. Redemption is one
 /// `BEGIN IMMEDIATE` transaction whose conditional UPDATE decides the single winner.
 public struct SQLiteAuthorizationCodeStore: AuthorizationCodeStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func insert(_ code: AuthorizationCode) throws(StorageError) {
         try mapStorageErrors {

@@ -5,12 +5,12 @@ import SQLite
 /// Applications in SQLite: one `clients` row plus their allow-lists in `client_allowed_urls`,
 /// written together in one transaction so a reader never sees a half-updated client.
 public struct SQLiteClientStore: ClientStore {
-    let database: Database
+    let database: any SQLDatabase
     let cache: ClientCache
 
-    public init(store: Store) {
-        database = store.database
-        cache = store.clientCache
+    public init(store: some SQLStorage) {
+        database = store.records.sql
+        cache = store.records.clientCache
     }
 
     public func create(_ client: Client) throws(StorageError) {
@@ -50,7 +50,7 @@ public struct SQLiteClientStore: ClientStore {
     }
 
     /// Bumped by triggers on every change to `clients` or `client_allowed_urls` (migration 0004).
-    private static func changeCounter(_ connection: Connection) throws -> Int64 {
+    private static func changeCounter(_ connection: any SQLConnection) throws -> Int64 {
         try connection.queryOne("SELECT value FROM change_counters WHERE name = 'clients'")?.get(0, as: Int64.self) ?? 0
     }
 

@@ -4,9 +4,9 @@ import SQLite
 
 /// Token families in SQLite. Revoking one also revokes its refresh tokens in the same transaction.
 public struct SQLiteGrantStore: GrantStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ grant: Grant) throws(StorageError) {
         try mapStorageErrors {
@@ -47,7 +47,7 @@ public struct SQLiteGrantStore: GrantStore {
 
     /// Revokes the grant (keeping an earlier revocation's time and reason) and every refresh token
     /// of it, inside the caller's transaction.
-    static func revoke(grantID: String, at time: Date, reason: String, on connection: Connection) throws {
+    static func revoke(grantID: String, at time: Date, reason: String, on connection: any SQLConnection) throws {
         _ = try connection.run("UPDATE grants SET revoked_at = ?, revoke_reason = ? WHERE grant_id = ? AND revoked_at IS NULL",
                                [SQLValue(date: time), .text(reason), .text(grantID)])
         _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
@@ -55,7 +55,7 @@ public struct SQLiteGrantStore: GrantStore {
     }
 
     /// The grant by id, inside the caller's transaction.
-    static func find(grantID: String, on connection: Connection) throws -> Grant? {
+    static func find(grantID: String, on connection: any SQLConnection) throws -> Grant? {
         try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(grant)
     }
 

@@ -4,9 +4,9 @@ import SQLite
 
 /// Login throttle states in SQLite; updates are read-modify-write inside one write transaction.
 public struct SQLiteLoginThrottleStore: LoginThrottleStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func state(key: String) throws(StorageError) -> ThrottleState? {
         try mapStorageErrors {
@@ -41,7 +41,7 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
     }
 
     /// `clear` inside the caller's transaction.
-    static func clear(key: String, on connection: Connection) throws {
+    static func clear(key: String, on connection: any SQLConnection) throws {
         _ = try connection.run("DELETE FROM login_throttle WHERE key = ?", [.text(key)])
     }
 

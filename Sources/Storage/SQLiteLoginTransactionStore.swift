@@ -4,9 +4,9 @@ import SQLite
 
 /// Pending authorizations in SQLite (migration 0002), by the digest of the cookie's id.
 public struct SQLiteLoginTransactionStore: LoginTransactionStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ transaction: LoginTransaction) throws(StorageError) {
         try mapStorageErrors {
@@ -15,7 +15,7 @@ public struct SQLiteLoginTransactionStore: LoginTransactionStore {
     }
 
     /// Inserts the transaction inside the caller's transaction.
-    static func insert(_ transaction: LoginTransaction, into connection: Connection) throws {
+    static func insert(_ transaction: LoginTransaction, into connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO login_transactions (id_hash, client_id, parameters, csrf_hash, created_at, expires_at, session_id)

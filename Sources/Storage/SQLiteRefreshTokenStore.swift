@@ -12,9 +12,9 @@ import SQLite
 /// so a failure between "consume the old token" and "insert the new one" leaves the old token
 /// live (negative-tests K03).
 public struct SQLiteRefreshTokenStore: RefreshTokenStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func insert(_ token: RefreshToken) throws(StorageError) {
         try mapStorageErrors {
@@ -107,7 +107,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     /// Stores a token whose value names its place at that generation (found by position, no digest
     /// index entry); any other token one past its family's newest (0 for the first), found by its
     /// digest. Either way a successor lands beside the token it replaces (migration 0005).
-    private static func insert(_ token: RefreshToken, into connection: Connection) throws {
+    private static func insert(_ token: RefreshToken, into connection: any SQLConnection) throws {
         let values: [SQLValue] = [
             .text(token.tokenHash), .text(token.grantID), .text(token.clientID), .text(token.userID), .text(token.scope),
             SQLValue(date: token.issuedAt), SQLValue(date: token.expiresAt), SQLValue(date: token.lastUsedAt),
@@ -132,7 +132,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
 
     /// The token the key names, inside the caller's transaction: at its place, if the stored
     /// digest there is the presented one's; else by digest among the tokens found that way.
-    static func find(_ key: RefreshTokenKey, on connection: Connection) throws -> RefreshToken? {
+    static func find(_ key: RefreshTokenKey, on connection: any SQLConnection) throws -> RefreshToken? {
         guard let position = key.position else {
             return try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ? AND found_by_hash = 1",
                                            [.text(key.tokenHash)]).map(token)
@@ -147,7 +147,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
 
     /// The token the presented one was rotated to: the next generation of its family when that is
     /// found by position, else by digest (a successor issued before migration 0015).
-    static func storedSuccessor(of presented: RefreshToken, on connection: Connection) throws -> RefreshToken? {
+    static func storedSuccessor(of presented: RefreshToken, on connection: any SQLConnection) throws -> RefreshToken? {
         guard let hash = presented.successorHash else { return nil }
         if let generation = presented.generation,
            let next = try find(RefreshTokenKey(tokenHash: hash, position: .init(grantID: presented.grantID, generation: generation + 1)),

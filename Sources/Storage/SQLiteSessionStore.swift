@@ -4,9 +4,9 @@ import SQLite
 
 /// Browser sign-in sessions in SQLite, found by the digest of their cookie or by `sid`.
 public struct SQLiteSessionStore: SessionStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ session: Session) throws(StorageError) {
         try mapStorageErrors {
@@ -15,7 +15,7 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     /// Inserts the session inside the caller's transaction.
-    static func insert(_ session: Session, into connection: Connection) throws {
+    static func insert(_ session: Session, into connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO sessions (session_id, cookie_hash, user_id, auth_time, created_at, last_seen_at, expires_at,
@@ -67,7 +67,7 @@ public struct SQLiteSessionStore: SessionStore {
         }
     }
 
-    private static func requireExists(_ sessionID: String, in connection: Connection) throws {
+    private static func requireExists(_ sessionID: String, in connection: any SQLConnection) throws {
         guard try connection.queryOne("SELECT 1 FROM sessions WHERE session_id = ?", [.text(sessionID)]) != nil else {
             throw StorageError.notFound("session \(sessionID)")
         }
@@ -80,7 +80,7 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     /// The session by id, inside the caller's transaction.
-    static func find(sessionID: String, on connection: Connection) throws -> Session? {
+    static func find(sessionID: String, on connection: any SQLConnection) throws -> Session? {
         try connection.queryOne("SELECT * FROM sessions WHERE session_id = ?", [.text(sessionID)]).map(session)
     }
 

@@ -6,9 +6,9 @@ import SQLite
 /// rehash), the throttle reset, the new session and the login transaction it is attached to. A
 /// crash or failure at any step leaves none of them (no session without its login, no half-done login).
 public struct SQLiteSignInStore: SignInStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func completeLogin(_ completion: LoginCompletion) throws(StorageError) {
         try mapStorageErrors {

@@ -6,9 +6,9 @@ import SQLite
 /// its users) makes emails unique within a connection regardless of case; `find(email:)` looks in the
 /// database connection only.
 public struct SQLiteUserStore: UserStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func create(_ user: User) throws(StorageError) {
         try mapStorageErrors {
@@ -94,7 +94,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// `recordLogin` inside the caller's transaction; throws `.notFound` for an unknown user.
-    static func recordLogin(userID: String, at time: Date, rehashedPassword: String?, on connection: Connection) throws {
+    static func recordLogin(userID: String, at time: Date, rehashedPassword: String?, on connection: any SQLConnection) throws {
         let changed = try connection.run(
             """
             UPDATE users SET logins_count = logins_count + 1, last_login_at = ?2, password_hash = coalesce(?3, password_hash)
@@ -186,7 +186,7 @@ public struct SQLiteUserStore: UserStore {
     /// The user's refresh tokens, `deletionBatch` per write transaction (each remembered by digest
     /// while it could still be presented), so no deletion holds the write lock for long. Shared with
     /// account deletion (`SQLiteAccountDeletion`), which deletes the rest in one transaction after.
-    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: Database, holds: inout WriteHolds) throws {
+    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: any SQLDatabase, holds: inout WriteHolds) throws {
         while true {
             let (removed, held) = try database.timedWrite { connection in
                 try Self.deleteTokenBatch(userID: userID, now: now, on: connection)
@@ -198,7 +198,7 @@ public struct SQLiteUserStore: UserStore {
         }
     }
 
-    private static func deleteTokenBatch(userID: String, now: Int64, on connection: Connection) throws -> Int {
+    private static func deleteTokenBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> Int {
         // Through the user's grants (an index range each), never a pass over every refresh token.
         let rows = try connection.query(
             """
@@ -218,7 +218,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// Inserts a user inside the caller's transaction.
-    static func insert(_ user: User, on connection: Connection) throws {
+    static func insert(_ user: User, on connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO users (user_id, email, email_key, email_verified, password_hash, name, given_name, family_name,
@@ -237,7 +237,7 @@ public struct SQLiteUserStore: UserStore {
     }
 
     /// The user by id, inside the caller's transaction.
-    static func find(userID: String, on connection: Connection) throws -> User? {
+    static func find(userID: String, on connection: any SQLConnection) throws -> User? {
         try connection.queryOne("SELECT * FROM users WHERE user_id = ?", [.text(userID)]).map(user)
     }
 

@@ -5,9 +5,9 @@ import SQLite
 /// Ends sessions and revokes their token families, each call in one transaction: grants are marked
 /// revoked (so their access tokens fail validation through `grant_id`) and their refresh tokens revoked.
 public struct SessionRevocation: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     /// Ends the session and revokes every grant issued under it. Returns how many grants were newly
     /// revoked. Throws `.notFound` for an unknown session.
@@ -55,14 +55,14 @@ public struct SessionRevocation: Sendable {
 
     /// Inside the caller's transaction: ends every live session of the user and revokes all their
     /// grants, whichever session or grant issued them (a password reset).
-    static func revokeUser(_ userID: String, at time: Date, reason: String, on connection: Connection) throws {
+    static func revokeUser(_ userID: String, at time: Date, reason: String, on connection: any SQLConnection) throws {
         _ = try connection.run("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL", [SQLValue(date: time), .text(userID)])
         _ = try revokeGrants(where: "user_id = ?", [.text(userID)], at: time, reason: reason, in: connection)
     }
 
     /// `condition` is a fixed SQL fragment over `grants` with `?` placeholders for `bindings`.
     private static func revokeGrants(where condition: String, _ bindings: [SQLValue], at time: Date, reason: String,
-                                     in connection: Connection) throws -> Int {
+                                     in connection: any SQLConnection) throws -> Int {
         _ = try connection.run(
             "UPDATE refresh_tokens SET revoked_at = ? WHERE revoked_at IS NULL AND grant_id IN (SELECT grant_id FROM grants WHERE \(condition))",
             [SQLValue(date: time)] + bindings)

@@ -5,9 +5,9 @@ import SQLite
 /// Signing keys in SQLite. Every change keeps at least one active key per algorithm:
 /// rotation inserts the successor and retires the predecessor in one transaction.
 public struct SigningKeyStore: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     /// Every key, oldest first.
     public func all() throws(StorageError) -> [SigningKeyRecord] {
@@ -32,7 +32,7 @@ public struct SigningKeyStore: Sendable {
         try mapStorageErrors {
             try database.read { connection in
                 let row = try connection.queryOne(
-                    "SELECT count(*) AS n, coalesce(group_concat(kid || ':' || status, ','), '') AS keys FROM (SELECT kid, status FROM signing_keys ORDER BY kid)")
+                    "SELECT count(*) AS n, coalesce(group_concat(kid || ':' || status, ','), '') AS keys FROM (SELECT kid, status FROM signing_keys ORDER BY kid) AS ordered")
                 return "\(try row?.int("n") ?? 0)|\(try row?.string("keys") ?? "")"
             }
         }
@@ -46,6 +46,25 @@ public struct SigningKeyStore: Sendable {
                     "UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE alg = ? AND status = 'active'",
                     [.integer(Int64(time.timeIntervalSince1970)), .text(key.algorithm)])
                 try Self.insert(key, status: .active, into: connection)
+            }
+        }
+    }
+
+    /// Stores `key` as the active key of its algorithm only if that algorithm has none yet, and says
+    /// whether it did. Nodes started together on an empty database each generate a key; this way
+    /// exactly one per algorithm becomes active and every node loads that one. On PostgreSQL a
+    /// transaction-scoped advisory lock makes the check-then-insert atomic (READ COMMITTED would
+    /// let both inserts through); SQLite's single writer already serialises it.
+    public func activateIfNone(_ key: SigningKeyRecord) throws(StorageError) -> Bool {
+        try mapStorageErrors {
+            try database.write { connection in
+                if connection.dialect == .postgresql {
+                    _ = try connection.queryOne("SELECT pg_advisory_xact_lock(hashtext('gatehouse signing keys'))")
+                }
+                let active = try connection.queryOne("SELECT 1 FROM signing_keys WHERE alg = ? AND status = 'active'", [.text(key.algorithm)])
+                guard active == nil else { return false }
+                try Self.insert(key, status: .active, into: connection)
+                return true
             }
         }
     }
@@ -88,7 +107,7 @@ public struct SigningKeyStore: Sendable {
         }
     }
 
-    private static func insert(_ key: SigningKeyRecord, status: SigningKeyRecord.Status, into connection: Connection) throws {
+    private static func insert(_ key: SigningKeyRecord, status: SigningKeyRecord.Status, into connection: any SQLConnection) throws {
         _ = try connection.run(
             """
             INSERT INTO signing_keys (kid, alg, status, private_key_encrypted, public_jwk, created_at, retired_at)

@@ -1,4 +1,5 @@
 import Model
+import PostgreSQL
 import SQLite
 
 extension StorageError {
@@ -17,11 +18,24 @@ extension StorageError {
         }
     }
 
+    /// The same mapping for PostgreSQL's SQLSTATEs: a lost connection, a timeout or a rolled-back
+    /// transaction is "unavailable" (503, try again), as SQLite's busy and I/O errors are.
+    public init(_ error: PostgresError) {
+        if error.isUniqueViolation {
+            self = .alreadyExists(error.message)
+        } else if error.isRetryable {
+            self = .unavailable(error.description)
+        } else {
+            self = .internal(error.description)
+        }
+    }
+
     /// Maps any error thrown by the SQLite layer or a store; StorageError passes through.
     public static func map(_ error: any Error) -> StorageError {
         switch error {
         case let storage as StorageError: storage
         case let sqlite as SQLiteError: StorageError(sqlite)
+        case let postgres as PostgresError: StorageError(postgres)
         default: .internal(String(describing: error))
         }
     }

@@ -19,6 +19,9 @@ import TestSupport
         case .sqlite:
             let (store, directory) = try makeTestStore()
             return Stores(apis: SQLiteAPIStore(store: store), clients: SQLiteClientStore(store: store), keepAlive: [store, directory])
+        case .postgresql:
+            let store = try makeTestPostgresStore()
+            return Stores(apis: SQLiteAPIStore(store: store), clients: SQLiteClientStore(store: store), keepAlive: [store])
         case .memory:
             let database = MemoryDatabase()
             let apis = MemoryAPIStore(knownClients: ["client-1", "client-2"])

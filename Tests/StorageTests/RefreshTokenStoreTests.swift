@@ -15,6 +15,8 @@ final class RefreshStores: @unchecked Sendable {
     let tokens: any RefreshTokenStore
     /// SQLite only: the store, for fault injection and a second connection set.
     let store: Store?
+    /// PostgreSQL only: the store, for a second node's pool over the same database.
+    let postgres: PostgresStore?
     let memory: MemoryRefreshTokenStore?
     private let keepAlive: [AnyObject]
 
@@ -31,8 +33,20 @@ final class RefreshStores: @unchecked Sendable {
             grants = SQLiteGrantStore(store: store)
             tokens = SQLiteRefreshTokenStore(store: store)
             self.store = store
+            postgres = nil
             memory = nil
             keepAlive = [store, directory]
+        case .postgresql:
+            let store = try makeTestPostgresStore()
+            clients = SQLiteClientStore(store: store)
+            users = SQLiteUserStore(store: store)
+            sessions = SQLiteSessionStore(store: store)
+            grants = SQLiteGrantStore(store: store)
+            tokens = SQLiteRefreshTokenStore(store: store)
+            self.store = nil
+            postgres = store
+            memory = nil
+            keepAlive = [store]
         case .memory:
             let database = MemoryDatabase()
             clients = MemoryClientStore(database: database)
@@ -43,6 +57,7 @@ final class RefreshStores: @unchecked Sendable {
             tokens = memory
             self.memory = memory
             store = nil
+            postgres = nil
             keepAlive = [database]
         }
         try clients.create(client)
@@ -217,7 +232,11 @@ struct RefreshTokenStoreTests {
         try stores.tokens.insert(stores.token("rt-0"))
         let second: Store? = try stores.store.map { try Store(path: $0.path) }
         defer { second?.close() }
-        let secondTokens: any RefreshTokenStore = second.map { SQLiteRefreshTokenStore(store: $0) } ?? stores.tokens
+        // PostgreSQL: the other half through a second pool, as another node would.
+        let secondNode: PostgresStore? = try stores.postgres.map { try makeSecondPostgresStore(like: $0) }
+        defer { secondNode?.close() }
+        let secondTokens: any RefreshTokenStore = second.map { SQLiteRefreshTokenStore(store: $0) }
+            ?? secondNode.map { SQLiteRefreshTokenStore(store: $0) } ?? stores.tokens
         let successor = stores.token("rt-1", issuedAt: Sample.now)
         let outcomes = Collected<[Result<RefreshRotation, StorageError>]>([])
         DispatchQueue.concurrentPerform(iterations: 50) { index in
@@ -262,6 +281,14 @@ struct RefreshTokenStoreTests {
                     BEGIN SELECT RAISE(ABORT, 'injected failure after consuming the presented token'); END
                     """)
             }
+        } else if let postgres = stores.postgres {
+            try postgres.database.write { connection in
+                try connection.execute("""
+                    CREATE FUNCTION fail_successor() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RAISE EXCEPTION 'injected failure after consuming the presented token'; END $$;
+                    CREATE TRIGGER fail_successor BEFORE INSERT ON refresh_tokens FOR EACH ROW EXECUTE FUNCTION fail_successor()
+                    """)
+            }
         } else {
             stores.memory?.failNextSuccessorInsert = true
         }
@@ -275,6 +302,7 @@ struct RefreshTokenStoreTests {
         if let store = stores.store {
             try store.database.write { connection in _ = try connection.run("DROP TRIGGER temp.fail_successor") }
         }
+        try stores.postgres?.database.write { connection in try connection.execute("DROP TRIGGER fail_successor ON refresh_tokens") }
         guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"), judge: RefreshReuseRule(window: 10),
                                                        at: Sample.now + 2) else { Issue.record("no rotation after the fault"); return }
     }

@@ -9,7 +9,10 @@ import TestSupport
 enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
-    case sqlite, memory
+    case sqlite, memory, postgresql
+
+    /// PostgreSQL unless `IDP_TEST_SKIP_POSTGRES=1` (then only SQLite and memory run).
+    static var allCases: [StoreBackend] { PostgresCluster.isSkipped ? [.sqlite, .memory] : [.sqlite, .memory, .postgresql] }
 
     func make() throws -> StoreSet {
         switch self {
@@ -21,6 +24,15 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible {
                 grants: SQLiteGrantStore(store: store), transactions: SQLiteLoginTransactionStore(store: store),
                 throttle: SQLiteLoginThrottleStore(store: store), signIns: SQLiteSignInStore(store: store),
                 refreshTokens: SQLiteRefreshTokens(database: store.database), keepAlive: [store, directory])
+        case .postgresql:
+            // The same store implementations as SQLite, over the PostgreSQL seam.
+            let store = try makeTestPostgresStore()
+            return StoreSet(
+                clients: SQLiteClientStore(store: store), users: SQLiteUserStore(store: store),
+                codes: SQLiteAuthorizationCodeStore(store: store), sessions: SQLiteSessionStore(store: store),
+                grants: SQLiteGrantStore(store: store), transactions: SQLiteLoginTransactionStore(store: store),
+                throttle: SQLiteLoginThrottleStore(store: store), signIns: SQLiteSignInStore(store: store),
+                refreshTokens: SQLiteRefreshTokens(database: store.database), keepAlive: [store])
         case .memory:
             let database = MemoryDatabase()
             let throttle = MemoryLoginThrottleStore()
@@ -58,7 +70,7 @@ protocol RefreshTokenProbe {
 }
 
 struct SQLiteRefreshTokens: RefreshTokenProbe {
-    let database: Database
+    let database: any SQLDatabase
 
     func add(hash: String, grant: Grant) throws {
         try database.write { connection in

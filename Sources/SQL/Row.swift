@@ -7,7 +7,7 @@ public struct Row: Sendable, Equatable {
     public let values: [SQLValue]
     private let indexByName: [String: Int]
 
-    init(columns: [String], indexByName: [String: Int], values: [SQLValue]) {
+    package init(columns: [String], indexByName: [String: Int], values: [SQLValue]) {
         self.columns = columns
         self.indexByName = indexByName
         self.values = values
@@ -20,7 +20,7 @@ public struct Row: Sendable, Equatable {
     }
 
     /// First index wins for duplicate names, as in `SELECT a.id, b.id`.
-    static func index(_ columns: [String]) -> [String: Int] {
+    package static func index(_ columns: [String]) -> [String: Int] {
         var index: [String: Int] = [:]
         for (position, name) in columns.enumerated() where index[name] == nil {
             index[name] = position

@@ -1,4 +1,4 @@
-/// A value SQLite stores: one of its five storage classes.
+/// A value a database stores: one of SQLite's five storage classes, which PostgreSQL's columns map onto.
 public enum SQLValue: Sendable, Equatable, Hashable {
     case null
     case integer(Int64)

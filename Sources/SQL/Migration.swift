@@ -32,4 +32,10 @@ public struct MigrationStatus: Sendable, Equatable {
     public let applied: Bool
     /// ISO 8601 UTC, as recorded in `schema_migrations.applied_at`.
     public let appliedAt: String?
+
+    package init(migration: Migration, applied: Bool, appliedAt: String?) {
+        self.migration = migration
+        self.applied = applied
+        self.appliedAt = appliedAt
+    }
 }

@@ -1,0 +1,2 @@
+-- 0002_login_transactions (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0002_login_transactions.sql.

@@ -1,0 +1,2 @@
+-- 0003_login_throttle (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0003_login_throttle.sql.

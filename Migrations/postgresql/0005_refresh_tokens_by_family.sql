@@ -1,0 +1,2 @@
+-- 0005_refresh_tokens_by_family (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0005_refresh_tokens_by_family.sql.

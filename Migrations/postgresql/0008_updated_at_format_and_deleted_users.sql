@@ -1,0 +1,2 @@
+-- 0008_updated_at_format_and_deleted_users (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0008_updated_at_format_and_deleted_users.sql.

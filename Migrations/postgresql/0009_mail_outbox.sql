@@ -1,0 +1,2 @@
+-- 0009_mail_outbox (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0009_mail_outbox.sql.

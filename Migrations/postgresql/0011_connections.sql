@@ -1,0 +1,2 @@
+-- 0011_connections (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0011_connections.sql.

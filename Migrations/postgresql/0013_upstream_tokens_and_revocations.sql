@@ -1,0 +1,2 @@
+-- 0013_upstream_tokens_and_revocations (PostgreSQL): nothing to do; this change is part of postgresql/0001_initial.
+-- Kept so the numbers stay in step with Migrations/0013_upstream_tokens_and_revocations.sql.

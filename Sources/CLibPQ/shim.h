@@ -1,0 +1,2 @@
+// libpq, for the PostgreSQL storage backend (Debian libpq-dev).
+#include <libpq-fe.h>

@@ -1,0 +1,43 @@
+import Foundation
+import Model
+import OIDC
+import Storage
+import Testing
+import TestSupport
+
+/// Hot paths on PostgreSQL in as few round trips as the store allows (issue #16 "Performance"):
+/// each `PQexecParams` or script is one, counted by the pool.
+@Suite(.enabled(if: !PostgresCluster.isSkipped, "IDP_TEST_SKIP_POSTGRES=1"))
+struct PostgresRoundTripTests {
+    @Test func aRefreshRotationIsOneShortTransaction() throws {
+        let stores = try RefreshStores(.postgresql)
+        try stores.family("grant-1", session: "sid-1")
+        try stores.tokens.insert(stores.token("rt-0"))
+        let database = try #require(stores.postgres).database
+        let before = database.roundTrips
+        guard case .rotated = try stores.tokens.rotate(tokenHash: "rt-0", successor: stores.token("rt-1"),
+                                                       judge: RefreshReuseRule(window: 10), at: Sample.now + 1) else {
+            Issue.record("no rotation")
+            return
+        }
+        // BEGIN, the conditional UPDATE, reading the presented token, inserting the successor, COMMIT.
+        #expect(database.roundTrips - before == 5)
+    }
+
+    @Test func aCodeRedemptionIsOneShortTransaction() throws {
+        let stores = try StoreBackend.postgresql.make()
+        let client = Sample.client()
+        let user = Sample.user()
+        try stores.clients.create(client)
+        try stores.users.create(user)
+        try stores.codes.insert(Sample.code(client: client, user: user))
+        let database = try #require(stores.keepAlive.first as? PostgresStore).database
+        let before = database.roundTrips
+        guard case .redeemed = try stores.codes.redeem(codeHash: "code-hash-1", at: Sample.now) else {
+            Issue.record("not redeemed")
+            return
+        }
+        // BEGIN, UPDATE … WHERE used_at IS NULL, SELECT, COMMIT.
+        #expect(database.roundTrips - before == 4)
+    }
+}
