@@ -21,8 +21,8 @@ public enum HMAC {
 }
 
 /// Lower-case hexadecimal encoding.
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
+public enum Hex {
+    public static func encode(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)

@@ -111,6 +111,8 @@ public protocol ConnectionStore: Sendable {
     func delete(name: String) throws(StorageError)
     /// The connections an application offers, in order.
     func enabled(clientID: String) throws(StorageError) -> [String]
+    /// The same with each one's strategy, and no secret opened: what its login page shows.
+    func enabledStrategies(clientID: String) throws(StorageError) -> [(name: String, strategy: ConnectionStrategy)]
     /// Replaces them; throws `.notFound` for an unknown application or connection.
     func setEnabled(_ names: [String], clientID: String) throws(StorageError)
 }

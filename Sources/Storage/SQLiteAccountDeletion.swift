@@ -27,10 +27,7 @@ public struct SQLiteAccountDeletion: AccountDeleter {
     /// the same user id always gives the same pseudonym (events stay grouped), and no one without
     /// the key can tell whose it is.
     public static func pseudonym(userID: String, key: [UInt8]) -> String {
-        "deleted|" + HMAC.sha256(key: key, data: Array(userID.utf8)).prefix(16).map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined()
+        "deleted|" + Hex.encode(Array(HMAC.sha256(key: key, data: Array(userID.utf8)).prefix(16)))
     }
 
     public func deleteAccount(userID: String, at time: Date) throws(StorageError) -> DeletedAccount {

@@ -92,6 +92,21 @@ public struct SQLiteConnectionStore: ConnectionStore {
         }
     }
 
+    public func enabledStrategies(clientID: String) throws(StorageError) -> [(name: String, strategy: ConnectionStrategy)] {
+        try mapStorageErrors {
+            try database.read { db in
+                try db.query(
+                    """
+                    SELECT c.name, c.strategy FROM client_connections e JOIN connections c ON c.name = e.connection
+                    WHERE e.client_id = ? ORDER BY e.position
+                    """, [.text(clientID)]).compactMap { row in
+                    let name = try row.string("name")
+                    return ConnectionStrategy(rawValue: try row.string("strategy")).map { (name, $0) }
+                }
+            }
+        }
+    }
+
     public func setEnabled(_ names: [String], clientID: String) throws(StorageError) {
         try mapStorageErrors {
             try database.write { db in

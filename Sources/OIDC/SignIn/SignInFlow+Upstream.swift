@@ -17,11 +17,10 @@ extension SignInFlow {
 
     /// `/authorize?connection=NAME`: the transaction is started as for the login page, and the
     /// browser goes straight to the provider, as Auth0.swift's `.connection("apple")` expects.
-    func straightUpstream(_ name: String, screen: LoginScreen, request: AuthorizationRequest, client: Client,
-                          context: inout RequestContext) -> AuthorizeStep {
+    func straightUpstream(_ name: String, screen: LoginScreen, transaction: LoginTransaction, request: AuthorizationRequest,
+                          client: Client, context: inout RequestContext) -> AuthorizeStep {
         let target = request.target(issuer: issuer)
-        guard let upstream, let transactionCookie = screen.transactionCookie,
-              let (_, transaction) = seal.open(transactionCookie) else {
+        guard let upstream, let transactionCookie = screen.transactionCookie else {
             return .errorRedirect(target, OAuthError(.invalidRequest, "the connection is not enabled for this application",
                                                      detail: "connection \(name) requested, none configured"))
         }

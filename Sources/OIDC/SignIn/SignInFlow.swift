@@ -99,12 +99,12 @@ public struct SignInFlow: Sendable {
             return .errorRedirect(target, error)
         case .login(let request, let reason):
             guard let client else { throw OAuthError(.serverError, "internal error", detail: "login decided without a client") }
-            guard let screen = startTransaction(request, client: client, context: context) else {
+            guard let (screen, transaction) = startTransaction(request, client: client, context: context) else {
                 return .errorRedirect(request.target(issuer: issuer),
                                       OAuthError(.invalidRequest, "the authorization request is too long", detail: "sealed transaction over the cookie limit"))
             }
             if let name = request.connection, name != databaseConnection {
-                return straightUpstream(name, screen: screen, request: request, client: client, context: &context)
+                return straightUpstream(name, screen: screen, transaction: transaction, request: request, client: client, context: &context)
             }
             return .showLogin(screen, reason: reason)
         case .issueCode(let request, let live):
@@ -138,7 +138,8 @@ public struct SignInFlow: Sendable {
 
     /// Seals the validated request into the transaction cookie; nothing is stored. nil when the
     /// request is too long to fit a cookie (no real client sends kilobytes of state and nonce).
-    func startTransaction(_ request: AuthorizationRequest, client: Client, context: RequestContext) -> LoginScreen? {
+    func startTransaction(_ request: AuthorizationRequest, client: Client,
+                          context: RequestContext) -> (LoginScreen, LoginTransaction)? {
         let transactionID = random.token(bytes: 32)
         let csrf = CSRFToken.make(random: random)
         let now = clock.now
@@ -155,7 +156,7 @@ public struct SignInFlow: Sendable {
         screen.responseMode = request.responseMode
         screen.logoURL = client.logoURL
         screen.accentColor = client.accentColor
-        return screen
+        return (screen, transaction)
     }
 
     /// What the login page offers this application besides the password.

@@ -87,7 +87,7 @@ public struct AppleNotifications: Sendable {
     /// The verified notification.
     public func verify(_ payload: String) throws(AppleNotificationError) -> AppleNotification {
         // The connection is chosen by the unverified iss and aud; the signature then decides.
-        guard let unverified = Self.unverifiedClaims(payload) else { throw .invalid("not a JWT") }
+        guard let unverified = UpstreamIDTokenVerifier.unverifiedClaims(payload) else { throw .invalid("not a JWT") }
         let issuer = unverified["iss"]?.stringValue ?? ""
         let audience = unverified["aud"]?.stringValue ?? ""
         let all: [UpstreamConnection]
@@ -158,13 +158,5 @@ public struct AppleNotifications: Sendable {
         } catch {
             throw .invalid("unreadable")
         }
-    }
-
-    /// The payload's claims read without trusting them (to pick the connection).
-    static func unverifiedClaims(_ token: String) -> [String: JSONValue]? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= JWS.maximumLength, parts.count == 3, let bytes = try? Base64URL.decode(parts[1]),
-              case .object(let claims)? = try? JSONValue(parsing: bytes) else { return nil }
-        return claims
     }
 }

@@ -33,12 +33,12 @@ public struct NativeSignIn: Sendable {
     public func verifyIDToken(_ token: String, nonce: String?, connection name: String?, client: Client) throws(UpstreamError) -> Verified {
         guard let nonce, !nonce.isEmpty else { throw .request("nonce is required: send the raw nonce the app gave the provider") }
         let now = upstream.clock.now
-        let issuer = Self.unverifiedIssuer(token)
+        let issuer = UpstreamIDTokenVerifier.unverifiedClaims(token)?["iss"]?.stringValue
         let (connection, urls) = try pick(name, client: client, now: now) { $1.issuer == issuer }
         guard !connection.nativeAudiences.isEmpty else {
             throw .connection("connection \(connection.name) has no native audiences (idp-admin connections update --native-audiences)")
         }
-        let expected = connection.strategy == .apple ? Self.sha256Hex(nonce) : nonce
+        let expected = connection.strategy == .apple ? Digest.sha256Hex(Array(nonce.utf8)) : nonce
         let claims = try upstream.verifier.verify(token, expecting: .init(issuer: urls.issuer, jwksURL: urls.jwksURL,
                                                                           audiences: connection.nativeAudiences, nonce: expected), now: now)
         try UpstreamAuthenticator.checkHostedDomain(claims, connection: connection)
@@ -81,21 +81,5 @@ public struct NativeSignIn: Sendable {
             if matches(connection, urls) { return (connection, urls) }
         }
         throw .connection("no connection enabled for this application accepts this token")
-    }
-
-    /// The `iss` of a compact JWS, read before verification only to choose the connection whose keys verify it.
-    static func unverifiedIssuer(_ token: String) -> String? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[1].utf8.count <= 16_384, let bytes = try? Base64URL.decode(String(parts[1])),
-              case .object(let claims)? = try? JSONValue(parsing: bytes) else { return nil }
-        return claims["iss"]?.stringValue
-    }
-
-    /// Apple's nonce scheme: SHA-256 of the raw nonce, lowercase hex.
-    static func sha256Hex(_ text: String) -> String {
-        Digest.sha256(Array(text.utf8)).map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
     }
 }

@@ -112,10 +112,8 @@ public struct UpstreamAuthenticator: Authenticator {
 
     /// The application's connections, for its login page.
     public func offers(for client: Client) -> [ConnectionOffer] {
-        guard let names = try? stores.connections.enabled(clientID: client.clientID), !names.isEmpty,
-              let all = try? stores.connections.list() else { return [] }
-        let byName = Dictionary(all.map { ($0.name, $0.strategy) }, uniquingKeysWith: { first, _ in first })
-        return names.compactMap { name in byName[name].map { ConnectionOffer(name: name, strategy: $0) } }
+        // A page without its buttons beats no page when the read fails; the button's post reports it.
+        ((try? stores.connections.enabledStrategies(clientID: client.clientID)) ?? []).map { ConnectionOffer(name: $0.name, strategy: $0.strategy) }
     }
 
     // MARK: - the way back

@@ -107,6 +107,14 @@ public struct UpstreamIDTokenVerifier: Sendable {
         return header
     }
 
+    /// The payload's claims read without trusting them, only to pick the connection whose keys verify it.
+    static func unverifiedClaims(_ token: String) -> [String: JSONValue]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= JWS.maximumLength, parts.count == 3, let bytes = try? Base64URL.decode(parts[1]),
+              case .object(let claims)? = try? JSONValue(parsing: bytes) else { return nil }
+        return claims
+    }
+
     static func reason(_ error: JWSError) -> String {
         switch error {
         case .malformed: "malformed"
