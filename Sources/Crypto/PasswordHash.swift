@@ -48,8 +48,9 @@ public enum PasswordHash {
     public static func hash(_ password: String, parameters: ScryptParameters = .default) throws -> String {
         guard validRange(parameters) else { throw CryptoError(.invalidInput, detail: "scrypt parameters out of range") }
         let salt = Random.bytes(saltBytes)
-        let derived = try Scrypt.derive(password: Array(password.utf8), salt: salt,
-                                        parameters: parameters, length: hashBytes)
+        let derived = try PasswordHashingCPU.measure {
+            try Scrypt.derive(password: Array(password.utf8), salt: salt, parameters: parameters, length: hashBytes)
+        }
         return "$scrypt$ln=\(parameters.logN),r=\(parameters.r),p=\(parameters.p)$"
             + Base64URL.encode(salt) + "$" + Base64URL.encode(derived)
     }
@@ -57,6 +58,10 @@ public enum PasswordHash {
     /// True when `password` matches `encoded`. Malformed or unsupported
     /// encodings yield false; the comparison is constant-time.
     public static func verify(_ password: String, against encoded: String) -> Bool {
+        PasswordHashingCPU.measure { verifyUncounted(password, against: encoded) }
+    }
+
+    private static func verifyUncounted(_ password: String, against encoded: String) -> Bool {
         if let parsed = ScryptHash(parsing: encoded) {
             guard let derived = try? Scrypt.derive(password: Array(password.utf8), salt: parsed.salt,
                                                    parameters: parsed.parameters, length: parsed.hash.count)

@@ -15,6 +15,18 @@ struct PasswordHashTests {
         #expect(try PasswordHash.hash("correct horse") != encoded) // fresh salt
     }
 
+    /// The total is process-wide and other suites hash at the same time, so only a lower bound holds.
+    @Test("hashing and verifying count their CPU for /metrics")
+    func hashingCPUIsCounted() throws {
+        var before = PasswordHashingCPU.seconds
+        let encoded = try PasswordHash.hash("correct horse")
+        // One scrypt at N = 2^15, r = 8 touches 32 MiB twice: well over a millisecond of CPU anywhere.
+        #expect(PasswordHashingCPU.seconds - before > 0.001)
+        before = PasswordHashingCPU.seconds
+        #expect(PasswordHash.verify("correct horse", against: encoded))
+        #expect(PasswordHashingCPU.seconds - before > 0.001)
+    }
+
     @Test("weaker scrypt parameters need a rehash")
     func weaker() throws {
         let weak = try PasswordHash.hash("pw", parameters: ScryptParameters(logN: 10, r: 8, p: 1))

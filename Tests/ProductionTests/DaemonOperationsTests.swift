@@ -162,6 +162,7 @@ import TestSupport
         #expect(families["gatehouse_http_request_duration_seconds"]?["type"] as? String == "histogram")
         #expect(families["gatehouse_active_sessions"]?["type"] as? String == "gauge")
         #expect(families["gatehouse_build_info"]?["samples"] as? Int == 1)
+        #expect(families["gatehouse_password_hashing_cpu_seconds"]?["type"] as? String == "counter")
     }
 
     /// I24 at daemon level: SIGTERM with requests in flight; every one gets a complete answer; exit 0.

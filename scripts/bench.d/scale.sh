@@ -28,14 +28,17 @@ scale_seed() {
 }
 
 # Starts the daemon on a size's database; prints "pid port start_ms" (exec to the first 200 of /healthz).
+# Its /metrics listener's port is in $work/scale-$size/admin_port.
 scale_start() {
-    local size=$1 port started pid
+    local size=$1 port started pid admin_port
     port=$(free_port)
+    admin_port=$(free_port)
+    echo "$admin_port" > "$work/scale-$size/admin_port"
     started=$(date +%s%N)
     # The maintenance purge is off for the scale rows (SCALE_MAINTENANCE, default 0): a seed's dead
     # rows would be purged at the large sizes only, during the measurement; the soak runs it.
     (cd "$work/scale-$size" && IDP_LISTEN=127.0.0.1:$port IDP_ISSUER=http://127.0.0.1:$port/ IDP_LOG_LEVEL=warning \
-        IDP_MAINTENANCE_INTERVAL=${SCALE_MAINTENANCE:-0} IDP_MAX_CONNECTIONS_PER_CLIENT=0 exec "$bin/idp") > "$work/scale-$size/idp.out" 2> "$work/scale-$size/idp.err" &
+        IDP_MAINTENANCE_INTERVAL=${SCALE_MAINTENANCE:-0} IDP_MAX_CONNECTIONS_PER_CLIENT=0 IDP_ADMIN_LISTEN=127.0.0.1:$admin_port exec "$bin/idp") > "$work/scale-$size/idp.out" 2> "$work/scale-$size/idp.err" &
     pid=$!
     pids+=($pid)
     for _ in $(seq 2000); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.005; done

@@ -18,28 +18,22 @@ public struct CredentialCheck: Sendable {
     public let users: any UserStore
     public let throttle: LoginThrottle
     /// A hash of a random password, with today's parameters, verified for unknown users.
-    private let dummyHash: String
-    /// The shortest time a checked attempt may take; nil: no padding.
+    private let dummy = DummyPassword()
+    /// The shortest time a checked attempt may take; nil: no padding (or the dummy's cost, see `measureFloor`).
     public var floor: Duration?
+    private var floorIsDummyCost = false
     /// Waits out what is left of `floor` (the daemon sleeps the worker thread; tests record).
     public var pause: @Sendable (Duration) -> Void = { _ in }
-
-    /// What making the dummy hash took: one scrypt with today's parameters, as long as verifying it.
-    private let dummyCost: Duration
 
     public init(users: any UserStore, throttle: LoginThrottle) {
         self.users = users
         self.throttle = throttle
-        var hash: String?
-        dummyCost = ContinuousClock().measure { hash = try? PasswordHash.hash(Random.token(bytes: 16)) }
-        // Hashing cannot fail with the default parameters short of OpenSSL being broken.
-        dummyHash = hash ?? "$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
     }
 
-    /// Takes the unknown-email path's time (the dummy hash's, timed when it was made, so start-up
-    /// pays no second scrypt) as the floor for every checked attempt.
+    /// Takes the unknown-email path's time (the dummy hash's, timed when it was made, so nobody
+    /// pays a second scrypt) as the floor for every checked attempt.
     public mutating func measureFloor() {
-        floor = dummyCost
+        floorIsDummyCost = true
     }
 
     public enum Verdict: Sendable, Equatable {
@@ -87,7 +81,7 @@ public struct CredentialCheck: Sendable {
     func verify(email: String, password: String) throws(StorageError) -> Verdict {
         let user = try users.find(email: email)
         guard let user, let hash = user.passwordHash else {
-            _ = PasswordHash.verify(password, against: dummyHash)
+            _ = PasswordHash.verify(password, against: dummy.hash)
             return .rejected(reason: user == nil ? "unknown_email" : "no_password", userID: user?.userID)
         }
         guard PasswordHash.verify(password, against: hash) else { return .rejected(reason: "wrong_password", userID: user.userID) }
@@ -97,7 +91,7 @@ public struct CredentialCheck: Sendable {
     }
 
     private func padToFloor(since started: ContinuousClock.Instant) {
-        guard let floor else { return }
+        guard let floor = floorIsDummyCost ? dummy.cost : floor else { return }
         let remaining = floor - (ContinuousClock.now - started)
         if remaining > .zero { pause(remaining) }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 import Synchronization
 
@@ -24,6 +25,11 @@ public final class MetricsRegistry: Sendable {
     /// Registers a gauge whose value is read from `value` at every scrape (keep it cheap; it runs on the admin listener).
     public func gauge(_ name: String, help: String, labels: [String: String] = [:], value: @escaping @Sendable () -> Double) {
         _ = register(CallbackGauge(name: name, help: help, labels: labels, value: value))
+    }
+
+    /// Registers a counter kept elsewhere (a process-wide total), read from `value` at every scrape.
+    public func counter(_ name: String, help: String, value: @escaping @Sendable () -> Double) {
+        _ = register(CallbackGauge(name: name, help: help, labels: [:], type: "counter", value: value))
     }
 
     private func register<Family: MetricFamily>(_ family: Family) -> Family {
@@ -206,18 +212,19 @@ public final class Histogram: MetricFamily {
     }
 }
 
-/// A gauge read at scrape time.
+/// A gauge (or a counter kept elsewhere) read at scrape time.
 final class CallbackGauge: MetricFamily {
     let name: String
     let help: String
     let labels: [String: String]
+    let type: String
     let value: @Sendable () -> Double
-    var type: String { "gauge" }
 
-    init(name: String, help: String, labels: [String: String], value: @escaping @Sendable () -> Double) {
+    init(name: String, help: String, labels: [String: String], type: String = "gauge", value: @escaping @Sendable () -> Double) {
         self.name = name
         self.help = help
         self.labels = labels
+        self.type = type
         self.value = value
     }
 
@@ -311,6 +318,8 @@ public final class GatehouseMetrics: Sendable {
         registry.gauge("gatehouse_active_sessions", help: "Browser sessions currently active.") { [activeSessions] in
             Double(activeSessions.provider.withLock { $0 }?() ?? 0)
         }
+        registry.counter("gatehouse_password_hashing_cpu_seconds_total",
+                         help: "CPU spent hashing and verifying passwords (scrypt, imported bcrypt).") { PasswordHashingCPU.seconds }
         registry.gauge("gatehouse_build_info", help: "Always 1; the version is a label.", labels: ["version": version]) { 1 }
         let start = startTime.timeIntervalSince1970.rounded(.down)
         registry.gauge("gatehouse_process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { start }
