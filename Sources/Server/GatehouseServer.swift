@@ -3,6 +3,7 @@ import HTTP
 import KeyManagement
 import Logging
 import Mail
+import OIDC
 import Settings
 import Storage
 import Synchronization
@@ -70,6 +71,7 @@ public final class GatehouseServer: Sendable {
     public func start() throws -> [BoundAddress] {
         do {
             let bound = try http.start()
+            CredentialCheck.prepareInBackground()
             keyRefresher.start(name: "gatehouse-keyring", every: .seconds(2)) { [keyRing] in keyRing.refresh() }
             audit.start()
             let admin = try startAdmin()

@@ -18,7 +18,7 @@ public struct CredentialCheck: Sendable {
     public let users: any UserStore
     public let throttle: LoginThrottle
     /// A hash of a random password, with today's parameters, verified for unknown users.
-    private let dummy = DummyPassword()
+    private var dummy: DummyPassword { .shared }
     /// The shortest time a checked attempt may take; nil: no padding (or the dummy's cost, see `measureFloor`).
     public var floor: Duration?
     private var floorIsDummyCost = false
@@ -28,6 +28,11 @@ public struct CredentialCheck: Sendable {
     public init(users: any UserStore, throttle: LoginThrottle) {
         self.users = users
         self.throttle = throttle
+    }
+
+    /// Makes the unknown-email path's hash now, off the caller's thread (the daemon, once it listens).
+    public static func prepareInBackground() {
+        DummyPassword.shared.prepareInBackground()
     }
 
     /// Takes the unknown-email path's time (the dummy hash's, timed when it was made, so nobody
@@ -63,6 +68,8 @@ public struct CredentialCheck: Sendable {
         case .granted:
             break
         }
+        // Made before the clock starts, so the first unknown email in a process takes no longer than the next.
+        _ = dummy.value
         let started = ContinuousClock.now
         defer { padToFloor(since: started) }
         let verdict = try verify(email: email, password: password)
@@ -81,7 +88,7 @@ public struct CredentialCheck: Sendable {
     func verify(email: String, password: String) throws(StorageError) -> Verdict {
         let user = try users.find(email: email)
         guard let user, let hash = user.passwordHash else {
-            _ = PasswordHash.verify(password, against: dummy.hash)
+            _ = PasswordHash.verify(password, against: dummy.value.hash)
             return .rejected(reason: user == nil ? "unknown_email" : "no_password", userID: user?.userID)
         }
         guard PasswordHash.verify(password, against: hash) else { return .rejected(reason: "wrong_password", userID: user.userID) }
@@ -91,7 +98,7 @@ public struct CredentialCheck: Sendable {
     }
 
     private func padToFloor(since started: ContinuousClock.Instant) {
-        guard let floor = floorIsDummyCost ? dummy.cost : floor else { return }
+        guard let floor = floorIsDummyCost ? dummy.value.cost : floor else { return }
         let remaining = floor - (ContinuousClock.now - started)
         if remaining > .zero { pause(remaining) }
     }
