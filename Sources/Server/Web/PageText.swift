@@ -9,8 +9,7 @@ struct PageText: Sendable {
     let catalogues: [String: [String: String]]
 
     init(overrides directory: String? = nil) {
-        var catalogues: [String: [String: String]] = [:]
-        for (tag, text) in EmbeddedLocales.files { catalogues[tag] = Self.parse(text) }
+        var catalogues = Self.shippedCatalogues
         if let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) {
             for name in names where name.hasSuffix(".strings") {
                 let tag = String(name.dropLast(".strings".count)).lowercased()
@@ -23,6 +22,9 @@ struct PageText: Sendable {
 
     /// The shipped texts alone (tests, and pages built before settings are read).
     static let shipped = PageText()
+
+    /// Parsed once per process: both `shipped` and the daemon's catalogues start from them.
+    private static let shippedCatalogues = EmbeddedLocales.files.mapValues(parse)
 
     /// The catalogue for the first language of `preferences` that exists, else English.
     func language(_ preferences: [String]) -> Language {
