@@ -122,7 +122,10 @@ import TestSupport
     @Test func databaseCommandsAnswerForTheServersSchema() throws {
         let cluster = try PostgresCluster.shared()
         let directory = try TemporaryDirectory("idp-pg")
-        let environment = try Self.settings(cluster, in: directory)
+        // The password from the environment this time, not the file.
+        var environment = try Self.settings(cluster, in: directory)
+        environment["IDP_DATABASE_PASSWORD_FILE"] = nil
+        environment["IDP_DATABASE_PASSWORD"] = cluster.password
         func admin(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
             try AdminProcess.run(arguments, environment: environment, directory: directory.path)
         }
