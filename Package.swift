@@ -34,7 +34,7 @@ let package = Package(
 
         // The identity provider.
         .target(name: "Model"),
-        .target(name: "Storage", dependencies: ["Model", "SQL", "SQLite", "PostgreSQL", "Crypto", "Logging"]),
+        .target(name: "Storage", dependencies: ["Model", "SQL", "SQLite", "PostgreSQL", "Crypto", "Logging", "Settings"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
         .target(name: "Server", dependencies: ["CCurl", "HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),

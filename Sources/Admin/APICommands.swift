@@ -222,7 +222,7 @@ private func apiStorage<T>(_ body: () throws(StorageError) -> T) throws -> T {
 
 private extension Invocation {
     /// The store inside a `throws(StorageError)` closure: opened before (commands call `find` first).
-    func storeUnchecked() throws(StorageError) -> Store {
+    func storeUnchecked() throws(StorageError) -> any GatehouseStorage {
         do {
             return try store()
         } catch {

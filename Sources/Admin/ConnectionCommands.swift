@@ -179,7 +179,7 @@ enum ConnectionCommands {
 
     // MARK: - helpers
 
-    static func store(_ invocation: Invocation, _ store: Store) throws -> SQLiteConnectionStore {
+    static func store(_ invocation: Invocation, _ store: any GatehouseStorage) throws -> SQLiteConnectionStore {
         do {
             let manager = try KeyManager.open(store: store, settings: invocation.settings())
             return SQLiteConnectionStore(store: store, key: manager.derivedKey(purpose: ConnectionSecretKey.purpose))

@@ -55,7 +55,7 @@ enum DatabaseMaintenanceCommands {
             let store = try existingStore(invocation, settings.database)
             let report = try DatabaseCommands.mapErrors { try Purger(store: store).purge(policy(settings), at: Date()) }
             let reclaimed = try DatabaseCommands.mapErrors { try SpaceReclaimer(store: store).reclaim() }
-            _ = try? store.checkpoint()
+            _ = try? store.sqlite?.checkpoint()
             let rows = Dictionary(uniqueKeysWithValues: PurgeTable.allCases.map { ($0.rawValue, report.deleted[$0] ?? 0) })
             if report.total > 0 {
                 try invocation.audit("db.purged", details: rows.filter { $0.value > 0 }.mapValues(String.init))
@@ -78,11 +78,13 @@ enum DatabaseMaintenanceCommands {
             the file; one VACUUM converts them, and from then on idp gives space back by itself.
             VACUUM holds the write lock for the whole rebuild: idp's writes wait up to 5 s and then
             fail with 503, so run it when traffic is low. It needs free disk space of about twice
-            the database.
+            the database. On PostgreSQL it runs a plain VACUUM (ANALYZE), which takes no lock that
+            stops idp's reads or writes (autovacuum does the same on its own schedule).
             """,
         run: { invocation in
             let settings = try invocation.settings()
             let store = try existingStore(invocation, settings.database)
+            guard let store = store.sqlite else { return try postgresVacuum(invocation, store) }
             let before = store.fileSizes()
             try DatabaseCommands.mapErrors { try store.database.vacuum() }
             let after = store.fileSizes()
@@ -93,12 +95,25 @@ enum DatabaseMaintenanceCommands {
                           text: "\(settings.database): \(bytes(before.database)) -> \(bytes(after.database)), auto_vacuum=\(mode)")
         })
 
+    /// `VACUUM (ANALYZE)` outside a transaction (VACUUM cannot run inside one), sizes from the server.
+    private static func postgresVacuum(_ invocation: Invocation, _ store: any GatehouseStorage) throws -> Output {
+        let size = { () throws -> Int64 in
+            try DatabaseCommands.mapErrors { try DatabaseStats.serverBytes(store) }
+        }
+        let before = try size()
+        try DatabaseCommands.mapErrors { try DatabaseStats.vacuumServer(store) }
+        let after = try size()
+        try invocation.audit("db.vacuumed", details: ["bytes_before": String(before), "bytes_after": String(after)])
+        return Output(json: ["database": store.location, "bytes_before": before, "bytes_after": after, "auto_vacuum": "autovacuum"],
+                      text: "\(store.location): \(bytes(before)) -> \(bytes(after)), VACUUM (ANALYZE) done")
+    }
+
     /// The retention the daemon uses with these settings.
     static func policy(_ settings: Settings) -> RetentionPolicy {
         RetentionPolicy(auditRetention: Double(settings.auditRetention.components.seconds))
     }
 
-    private static func existingStore(_ invocation: Invocation, _ path: String) throws -> Store {
+    private static func existingStore(_ invocation: Invocation, _ path: String) throws -> any GatehouseStorage {
         _ = path
         return try invocation.store()
     }

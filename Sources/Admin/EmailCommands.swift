@@ -129,7 +129,7 @@ enum EmailCommands {
 
     private static func domain(_ address: String) -> String { address.split(separator: "@").last.map(String.init) ?? "" }
 
-    private static func manager(_ invocation: Invocation, _ store: Store) throws -> KeyManager {
+    private static func manager(_ invocation: Invocation, _ store: any GatehouseStorage) throws -> KeyManager {
         do {
             return try KeyManager.open(store: store, settings: invocation.settings())
         } catch let error as KeyError {

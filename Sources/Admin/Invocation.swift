@@ -11,7 +11,7 @@ public final class Invocation: @unchecked Sendable {
     let terminal: Terminal?
     let systemConfigPath: String?
     private var loadedSettings: SettingsLoader.Loaded?
-    private var openedStore: Store?
+    private var openedStore: (any GatehouseStorage)?
     /// Warnings to print on standard error (or in the JSON result) after the command's output.
     var warnings: [String] = []
     /// The database a change was written to (set by `audit`), named in the human output.
@@ -43,13 +43,16 @@ public final class Invocation: @unchecked Sendable {
     }
 
     /// The daemon's database, opened (and migrated) on first use; safe beside a running daemon.
-    /// A missing database is refused: only `idp` and `idp-admin db init` create one.
-    public func store() throws -> Store {
+    /// A missing SQLite file is refused: only `idp` and `idp-admin db init` create one. A
+    /// PostgreSQL database is opened through the same `StorageBackend` as the daemon's (its
+    /// schema is created or migrated on first use, as the daemon would).
+    public func store() throws -> any GatehouseStorage {
         if let openedStore { return openedStore }
         let settings = try settings()
         try requireDatabase()
         do {
-            let store = try Store(path: settings.database)
+            // No waiting for a server that is not up: an operator wants the error now.
+            let store = try StorageBackend.open(settings: settings, startupWait: .zero)
             openedStore = store
             return store
         } catch {
@@ -61,6 +64,7 @@ public final class Invocation: @unchecked Sendable {
     func requireDatabase() throws {
         let loaded = try loaded()
         let path = loaded.settings.database
+        guard !loaded.settings.isPostgreSQL else { return }
         guard !FileManager.default.fileExists(atPath: path) else { return }
         throw AdminError.noDatabase(DatabaseLocation.missingMessage(path: path, loaded: loaded))
     }
@@ -104,7 +108,8 @@ public final class Invocation: @unchecked Sendable {
 
 /// A path as the operator should read it: absolute, so a relative `database` says where it really is.
 func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    path.hasPrefix("/") || path.hasPrefix("postgresql://") || path.hasPrefix("postgres://")
+        ? path : FileManager.default.currentDirectoryPath + "/" + path
 }
 
 /// Where the database setting came from, phrased for the "no database" message.

@@ -108,7 +108,7 @@ enum SessionCommands {
         })
 
     /// The user named by `--user`, an id or an email, as everywhere else in idp-admin.
-    private static func requiredUser(_ invocation: Invocation, store: Store) throws -> String {
+    private static func requiredUser(_ invocation: Invocation, store: any GatehouseStorage) throws -> String {
         guard let key = invocation.arguments.value("--user"), !key.isEmpty else { throw AdminError.usage("--user is required") }
         return try UserCommands.existingUser(key, in: SQLiteUserStore(store: store)).userID
     }

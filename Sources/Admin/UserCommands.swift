@@ -347,7 +347,7 @@ enum UserCommands {
         }
     }
 
-    static func activeLocks(of user: User, in store: Store) throws -> [SignInLock] {
+    static func activeLocks(of user: User, in store: any GatehouseStorage) throws -> [SignInLock] {
         let states = try storageFailures { () throws(StorageError) in
             try SQLiteLoginThrottleStore(store: store).states(withPrefixes: LoginThrottle.accountKeyPrefixes(email: user.email))
         }

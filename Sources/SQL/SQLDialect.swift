@@ -6,6 +6,23 @@ public enum SQLDialect: String, Sendable, Equatable {
     case sqlite
     case postgresql
 
+    /// The larger of two non-NULL values: SQLite's two-argument `max`, PostgreSQL's `GREATEST`
+    /// (which, unlike SQLite's, skips a NULL argument: callers pass non-NULL expressions only).
+    public func greatest(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: "max(\(first), \(second))"
+        case .postgresql: "GREATEST(\(first), \(second))"
+        }
+    }
+
+    /// The smaller of two non-NULL values (`min` / `LEAST`), as `greatest`.
+    public func least(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: "min(\(first), \(second))"
+        case .postgresql: "LEAST(\(first), \(second))"
+        }
+    }
+
     /// The expression that removes a key from a JSON object held in a text column.
     public func jsonRemovingKey(_ column: String, key: String) -> String {
         switch self {

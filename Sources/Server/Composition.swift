@@ -45,7 +45,7 @@ struct Composition: Sendable {
     let upstream: UpstreamAccountParts
 
     /// - Parameter mail: a queue for account messages instead of the configured outbox (tests).
-    init(settings: Settings, store: Store, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock(),
+    init(settings: Settings, store: any GatehouseStorage, keyRing: KeyRing, logger: Logger, metrics: GatehouseMetrics, clock: any Clock = SystemClock(),
          mail: (any MailQueue)? = nil) {
         let issuer = settings.issuer.url
         let clients = SQLiteClientStore(store: store)
@@ -152,7 +152,7 @@ struct Composition: Sendable {
     }
 
     /// The self-service accounts over the stores, with the password rules and code settings.
-    static func selfService(settings: Settings, store: Store, users: any UserStore, keyRing: KeyRing, mail: (any MailQueue)?,
+    static func selfService(settings: Settings, store: any GatehouseStorage, users: any UserStore, keyRing: KeyRing, mail: (any MailQueue)?,
                             clock: any Clock, logger: Logger) -> SelfService {
         let codes = OneTimeCodes(store: SQLiteOneTimeCodeStore(store: store), key: keyRing.derivedKey(purpose: "gatehouse one-time code key v1"),
                                  clock: clock, lifetime: TimeInterval(settings.codeLifetime.components.seconds),

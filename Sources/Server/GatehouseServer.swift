@@ -11,7 +11,7 @@ import Synchronization
 public final class GatehouseServer: Sendable {
     public let settings: Settings
     private let logger: Logger
-    private let store: Store
+    private let store: any GatehouseStorage
     private let keyRing: KeyRing
     private let keyRefresher = PeriodicTask()
     private let audit: AuditRecorder
@@ -28,8 +28,8 @@ public final class GatehouseServer: Sendable {
         self.settings = settings
         self.logger = logger
         do {
-            store = try Store(path: settings.database)
-            try store.startBackgroundCheckpoints()
+            store = try StorageBackend.open(settings: settings, logger: logger)
+            try store.sqlite?.startBackgroundCheckpoints()
         } catch {
             throw StartupError.database(path: settings.database, reason: String(describing: error))
         }
@@ -57,7 +57,8 @@ public final class GatehouseServer: Sendable {
         }
         let routes = Routes(parts: parts, store: store)
         production.metrics.setActiveSessions(parts.liveSessionCount)
-        production.metrics.setDatabaseFiles { [store] in store.fileSizes() }
+        // PostgreSQL has no files of ours to size: the gauges stay at 0 there.
+        if let sqlite = store.sqlite { production.metrics.setDatabaseFiles { sqlite.fileSizes() } }
         maintenance = MaintenanceTask(store: store, settings: settings, throttleWindow: parts.throttleWindow,
                                       logger: logger, metrics: production.metrics)
         var configuration = HTTPServerConfiguration(settings)

@@ -5,7 +5,7 @@ import Storage
 /// `/healthz` (the process answers) and `/readyz` (the database answers reads and takes writes),
 /// on the public listener and, timed into the query metric, on the admin listener.
 struct HealthHandlers: Sendable {
-    let store: Store
+    let store: any GatehouseStorage
     let logger: Logger
     var metrics: GatehouseMetrics?
 

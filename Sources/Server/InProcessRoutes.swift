@@ -14,7 +14,7 @@ public struct InProcessRoutes: Sendable {
 
     /// Opens (or creates) the signing keys in `store` as the daemon does.
     /// - Parameter mail: where account messages go (a test's queue); nil: email delivery off.
-    public init(settings: Settings, store: Store, logger: Logger, clock: any Clock = SystemClock(), mail: (any MailQueue)? = nil) throws {
+    public init(settings: Settings, store: any GatehouseStorage, logger: Logger, clock: any Clock = SystemClock(), mail: (any MailQueue)? = nil) throws {
         let keyRing = try KeyRing(manager: try KeyManager.open(store: store, settings: settings), logger: logger)
         let parts = Composition(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: GatehouseMetrics(version: "in-process"),
                                 clock: clock, mail: mail)

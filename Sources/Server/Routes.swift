@@ -10,7 +10,7 @@ import Storage
 /// composition root built.
 struct Routes {
     let parts: Composition
-    let store: Store
+    let store: any GatehouseStorage
 
     var services: Services { parts.services }
     var settings: Settings { services.settings }

@@ -4,7 +4,14 @@ import Logging
 public struct Settings: Sendable, Equatable {
     public var listen: ListenTarget = .tcp(host: "127.0.0.1", port: 8080)
     public var issuer: Issuer = Settings.defaultIssuer(for: .tcp(host: "127.0.0.1", port: 8080))!
+    /// An SQLite file path, or a `postgresql://` / `postgres://` URL without a password (`isPostgreSQL`).
     public var database: String = "data/idp.sqlite3"
+    /// PostgreSQL's password: `database_password` (`IDP_DATABASE_PASSWORD`) wins over the file's first line.
+    public var databasePasswordFile: String?
+    public var databasePassword: String?
+    /// PostgreSQL connections per process, and the server-side limit on one statement.
+    public var databasePoolSize: Int = 10
+    public var databaseStatementTimeout: Duration = .seconds(5)
     /// How often the background purge runs (it also runs at start); zero turns it off.
     public var maintenanceInterval: Duration = .seconds(60)
     /// Audit events older than this are purged.
@@ -74,6 +81,9 @@ public struct Settings: Sendable, Equatable {
     public var sendmailCommand: [String]?
     public var emailTemplates: String?
     public var emailMaxAge: Duration = .seconds(86_400)
+
+    /// Whether `database` names a PostgreSQL server rather than an SQLite file.
+    public var isPostgreSQL: Bool { ValueParsers.isPostgresURL(database) }
 
     /// The file holding the key-encryption key when it is not given inline.
     public var effectiveKeyEncryptionKeyFile: String { keyEncryptionKeyFile ?? database + ".kek" }

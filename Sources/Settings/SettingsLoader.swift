@@ -103,6 +103,10 @@ public enum SettingsLoader {
                                           message: "must be at least max_body_bytes (\(settings.maxBodyBytes) bytes), or no body could be received"))
         }
         problems += settings.emailProblems { values[$0]?.1 ?? .defaultValue }
+        if settings.isPostgreSQL, settings.keyEncryptionKey == nil, settings.keyEncryptionKeyFile == nil {
+            problems.append(ConfigProblem(source: values["database"]?.1 ?? .defaultValue, key: "key_encryption_key_file",
+                                          message: "required with a PostgreSQL database (the default is a file beside an SQLite database); every node needs the same key"))
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Loaded(settings: settings, sources: values.mapValues(\.1), warnings: warnings.sorted(), configFile: choice)
     }

@@ -79,6 +79,25 @@ enum ValueParsers {
         return .success(text)
     }
 
+    static func isPostgresURL(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// A file path, or a PostgreSQL URL with no password in it: a URL is printed in logs and
+    /// status output, so the password must come from `database_password_file` or the environment.
+    static func database(_ text: String) -> Result<String, ParseFailure> {
+        guard isPostgresURL(text) else { return path(text) }
+        let rest = text.drop { $0 != "/" }.dropFirst(2)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
+            return .failure("the URL must not contain a password: put it in database_password_file or IDP_DATABASE_PASSWORD")
+        }
+        if text.unicodeScalars.contains(where: { $0.value < 0x21 }) {
+            return .failure("expected a URL without spaces or control characters")
+        }
+        return .success(text)
+    }
+
     static func nonEmpty(_ text: String) -> Result<String, ParseFailure> {
         guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
             return .failure("expected a value without control characters")

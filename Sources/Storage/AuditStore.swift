@@ -4,9 +4,9 @@ import SQLite
 
 /// The append-only audit log.
 public struct AuditStore: Sendable {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func append(_ event: AuditEvent) throws(StorageError) {
         try append([event])
@@ -80,7 +80,7 @@ public struct AuditStore: Sendable {
                 // Two texts rather than `?1 IS NULL OR user_id = ?1`, which SQLite cannot answer from the index.
                 let rows = if let userID {
                     try connection.query(
-                        "SELECT * FROM (SELECT * FROM audit_events WHERE user_id = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
+                        "SELECT * FROM (SELECT * FROM audit_events WHERE user_id = ?1 ORDER BY id DESC LIMIT ?2) AS newest ORDER BY id",
                         [.text(userID), .integer(Int64(limit))])
                 } else {
                     // Newest first from the end of the primary key, turned around here: no sort.

@@ -6,6 +6,7 @@ import PostgreSQL
 public final class PostgresStore: SQLStorage {
     public let database: PostgresDatabase
     let clientCache = ClientCache()
+    let writeProbe = WriteProbe()
 
     public var records: RecordDatabase { RecordDatabase(sql: database, clientCache: clientCache) }
 

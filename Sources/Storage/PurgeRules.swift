@@ -1,5 +1,5 @@
 import FoundationEssentials
-import SQLite
+import SQL
 
 /// The tables the purge cleans, in the order a run visits them: codes before grants (a code names
 /// the grant a replay revokes), grants before sessions (a grant keeps its session).
@@ -94,30 +94,39 @@ enum FamilyRule {
     /// `?3` grace cutoff (dead at or before it), `?4` code cutoff (younger grants may still be
     /// named by a code row), `?5` retry margin, `?6` access-token lifetime for machine grants
     /// whose API is gone.
-    static let due = """
-        g.created_at <= ?4 AND (CASE WHEN g.revoked_at IS NOT NULL THEN g.revoked_at ELSE max(
+    /// Both arguments of the outer `greatest` and of each `least` are non-NULL (NOT NULL columns,
+    /// a COALESCE), so SQLite's `max`/`min` and PostgreSQL's `GREATEST`/`LEAST` agree.
+    static func due(_ dialect: SQLDialect) -> String {
+        let lastAccess = """
             COALESCE(h.issued_at, g.created_at) + ?5
-                + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.access_token_lifetime END,
+                + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.access_token_lifetime END
+            """
+        let exchangeable = """
             CASE WHEN h.grant_id IS NULL THEN 0
-                 WHEN h.revoked_at IS NOT NULL THEN min(h.revoked_at, h.expires_at)
-                 WHEN c.refresh_idle_lifetime > 0 THEN min(h.expires_at, h.last_used_at + c.refresh_idle_lifetime)
-                 ELSE h.expires_at END) END) <= ?3
-        """
+                 WHEN h.revoked_at IS NOT NULL THEN \(dialect.least("h.revoked_at", "h.expires_at"))
+                 WHEN c.refresh_idle_lifetime > 0 THEN \(dialect.least("h.expires_at", "h.last_used_at + c.refresh_idle_lifetime"))
+                 ELSE h.expires_at END
+            """
+        return """
+            g.created_at <= ?4 AND (CASE WHEN g.revoked_at IS NOT NULL THEN g.revoked_at ELSE \(dialect.greatest(lastAccess, exchangeable)) END) <= ?3
+            """
+    }
 
-    static let candidates = "SELECT g.grant_id FROM \(from) WHERE g.grant_id > ?1 AND g.grant_id <= ?2 AND \(due) ORDER BY g.grant_id"
-    static let window = "SELECT MAX(grant_id) FROM (SELECT grant_id FROM grants WHERE grant_id > ?1 ORDER BY grant_id LIMIT ?2)"
-    static let stillDue = "SELECT 1 FROM \(from) WHERE g.grant_id = ?1 AND \(due)"
+    static func candidates(_ dialect: SQLDialect) -> String {
+        "SELECT g.grant_id FROM \(from) WHERE g.grant_id > ?1 AND g.grant_id <= ?2 AND \(due(dialect)) ORDER BY g.grant_id"
+    }
+    static let window = "SELECT MAX(grant_id) FROM (SELECT grant_id FROM grants WHERE grant_id > ?1 ORDER BY grant_id LIMIT ?2) AS w"
+    static func stillDue(_ dialect: SQLDialect) -> String { "SELECT 1 FROM \(from) WHERE g.grant_id = ?1 AND \(due(dialect))" }
     /// At most `?2` of the family's oldest tokens.
     static let deleteTokens = """
         DELETE FROM refresh_tokens WHERE grant_id = ?1
             AND generation < (SELECT MIN(generation) FROM refresh_tokens WHERE grant_id = ?1) + ?2
         """
     static let deleteGrant = "DELETE FROM grants WHERE grant_id = ?1 AND NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE grant_id = ?1)"
-    static let countGrants = "SELECT count(*) FROM \(from) WHERE \(due)"
-    static let countTokens = """
-        SELECT count(*) FROM refresh_tokens WHERE grant_id IN
-            (SELECT g.grant_id FROM \(from) WHERE \(due))
-        """
+    static func countGrants(_ dialect: SQLDialect) -> String { "SELECT count(*) FROM \(from) WHERE \(due(dialect))" }
+    static func countTokens(_ dialect: SQLDialect) -> String {
+        "SELECT count(*) FROM refresh_tokens WHERE grant_id IN (SELECT g.grant_id FROM \(from) WHERE \(due(dialect)))"
+    }
 
     static func bindings(_ policy: RetentionPolicy, at now: Date) -> [SQLValue] {
         let time = now.timeIntervalSince1970
@@ -129,7 +138,7 @@ enum FamilyRule {
 
 extension PurgeRule {
     /// The single-table rules, in run order (the family rule runs between codes and sessions).
-    static func rules(_ policy: RetentionPolicy, at now: Date) -> (beforeFamilies: [PurgeRule], afterFamilies: [PurgeRule]) {
+    static func rules(_ policy: RetentionPolicy, at now: Date, dialect: SQLDialect) -> (beforeFamilies: [PurgeRule], afterFamilies: [PurgeRule]) {
         let time = Int64(now.timeIntervalSince1970)
         let before = [
             // Redeemed or not, past expiry plus the replay margin: nothing can use it.
@@ -167,25 +176,25 @@ extension PurgeRule {
                       bindings: [.integer(time)], start: .text("")),
         ]
         let sessionDue = """
-            min(COALESCE(s.ended_at, s.expires_at), s.expires_at) <= ?3
+            \(dialect.least("COALESCE(s.ended_at, s.expires_at)", "s.expires_at")) <= ?3
             AND NOT EXISTS (SELECT 1 FROM grants WHERE session_id = s.session_id)
             """
         let throttleDue = "t.window_started_at <= ?3 AND (t.locked_until IS NULL OR t.locked_until <= ?4)"
         let after = [
             PurgeRule(table: .sessions,
-                      scan: .keyset(cursor: "SELECT MAX(session_id) FROM (SELECT session_id FROM sessions WHERE session_id > ?1 ORDER BY session_id LIMIT ?2)"),
+                      scan: .keyset(cursor: "SELECT MAX(session_id) FROM (SELECT session_id FROM sessions WHERE session_id > ?1 ORDER BY session_id LIMIT ?2) AS w"),
                       candidates: "SELECT s.session_id FROM sessions s WHERE s.session_id > ?1 AND s.session_id <= ?2 AND \(sessionDue)",
                       delete: "DELETE FROM sessions AS s WHERE s.session_id = ?1 AND \(sessionDue)",
                       countDue: "SELECT count(*) FROM sessions s WHERE \(sessionDue)",
                       bindings: [.integer(time - Int64(policy.sessionGrace))], start: .text("")),
             PurgeRule(table: .loginThrottle,
-                      scan: .keyset(cursor: "SELECT MAX(key) FROM (SELECT key FROM login_throttle WHERE key > ?1 ORDER BY key LIMIT ?2)"),
+                      scan: .keyset(cursor: "SELECT MAX(key) FROM (SELECT key FROM login_throttle WHERE key > ?1 ORDER BY key LIMIT ?2) AS w"),
                       candidates: "SELECT t.key FROM login_throttle t WHERE t.key > ?1 AND t.key <= ?2 AND \(throttleDue)",
                       delete: "DELETE FROM login_throttle AS t WHERE t.key = ?1 AND \(throttleDue)",
                       countDue: "SELECT count(*) FROM login_throttle t WHERE \(throttleDue)",
                       bindings: [.integer(time - Int64(policy.throttleWindow)), .integer(time)], start: .text("")),
             PurgeRule(table: .revokedAccessTokens,
-                      scan: .keyset(cursor: "SELECT MAX(jti) FROM (SELECT jti FROM revoked_access_tokens WHERE jti > ?1 ORDER BY jti LIMIT ?2)"),
+                      scan: .keyset(cursor: "SELECT MAX(jti) FROM (SELECT jti FROM revoked_access_tokens WHERE jti > ?1 ORDER BY jti LIMIT ?2) AS w"),
                       candidates: "SELECT jti FROM revoked_access_tokens WHERE jti > ?1 AND jti <= ?2 AND expires_at <= ?3",
                       delete: "DELETE FROM revoked_access_tokens WHERE jti = ?1 AND expires_at <= ?3",
                       countDue: "SELECT count(*) FROM revoked_access_tokens WHERE expires_at <= ?3",
@@ -193,7 +202,7 @@ extension PurgeRule {
             // Ids grow with time, so the old events are a prefix: the scan stops at the first window
             // with none due. (An event written while the clock stood earlier waits for its window.)
             PurgeRule(table: .auditEvents,
-                      scan: .oldestFirst(cursor: "SELECT MAX(id) FROM (SELECT id FROM audit_events WHERE id > ?1 ORDER BY id LIMIT ?2)"),
+                      scan: .oldestFirst(cursor: "SELECT MAX(id) FROM (SELECT id FROM audit_events WHERE id > ?1 ORDER BY id LIMIT ?2) AS w"),
                       candidates: "SELECT id FROM audit_events WHERE id > ?1 AND id <= ?2 AND time < ?3",
                       delete: "DELETE FROM audit_events WHERE id = ?1 AND time < ?3",
                       countDue: "SELECT count(*) FROM audit_events WHERE time < ?3",

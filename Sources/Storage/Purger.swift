@@ -37,7 +37,7 @@ public struct PurgeReport: Sendable, Equatable {
 /// transactions so request writers queued on the lock go first. A run interrupted or failed
 /// half-way leaves a consistent database; the next run picks up what is left.
 public struct Purger: Sendable {
-    let database: Database
+    let database: any SQLDatabase
     /// Rows deleted per write transaction; no statement deletes more. Measured on 20,000 expired
     /// login transactions beside a concurrent writer: 200 rows hold the lock about 1.3 ms per batch
     /// (longest ~5 ms), 500 rows about 3.5 ms (longest ~11 ms), for 50,000 and 65,000 rows/s.
@@ -47,7 +47,7 @@ public struct Purger: Sendable {
     /// Sleep between write transactions.
     public var pause: Duration = .milliseconds(2)
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     /// One run over every rule at `now`. `shouldContinue` is asked before each step (the daemon's
     /// shutdown says no); the run then ends early with `interrupted` set.
@@ -56,7 +56,7 @@ public struct Purger: Sendable {
         let started = ContinuousClock.now
         var report = PurgeReport()
         try mapStorageErrors {
-            let (before, after) = PurgeRule.rules(policy, at: now)
+            let (before, after) = PurgeRule.rules(policy, at: now, dialect: database.dialect)
             for rule in before where !report.interrupted { try run(rule, &report, shouldContinue) }
             if !report.interrupted { try purgeFamilies(FamilyRule.bindings(policy, at: now), &report, shouldContinue) }
             for rule in after where !report.interrupted { try run(rule, &report, shouldContinue) }
@@ -70,14 +70,14 @@ public struct Purger: Sendable {
         try mapStorageErrors {
             try database.read { connection in
                 func count(_ sql: String, _ bindings: [SQLValue]) throws -> Int {
-                    try connection.queryOne(sql, sql.parameters([.null, .null] + bindings))?.int(0) ?? 0
+                    try connection.queryOne(sql, sql.parameters([Self.unread, Self.unread] + bindings))?.int(0) ?? 0
                 }
                 var counts: [PurgeTable: Int] = [:]
-                let (before, after) = PurgeRule.rules(policy, at: now)
+                let (before, after) = PurgeRule.rules(policy, at: now, dialect: database.dialect)
                 for rule in before + after { counts[rule.table, default: 0] += try count(rule.countDue, rule.bindings) }
                 let family = FamilyRule.bindings(policy, at: now)
-                counts[.grants] = try count(FamilyRule.countGrants, family)
-                counts[.refreshTokens] = try count(FamilyRule.countTokens, family)
+                counts[.grants] = try count(FamilyRule.countGrants(database.dialect), family)
+                counts[.refreshTokens] = try count(FamilyRule.countTokens(database.dialect), family)
                 return counts
             }
         }
@@ -143,7 +143,7 @@ public struct Purger: Sendable {
         let (deleted, held) = try database.timedWrite { connection in
             var deleted = 0
             for key in keys {
-                deleted += try connection.run(rule.delete, Array(([key, .null] + rule.bindings).prefix(count)))
+                deleted += try connection.run(rule.delete, Array(([key, Self.unread] + rule.bindings).prefix(count)))
             }
             return deleted
         }
@@ -156,7 +156,7 @@ public struct Purger: Sendable {
 
     private func purgeFamilies(_ bindings: [SQLValue], _ report: inout PurgeReport, _ shouldContinue: () -> Bool) throws {
         var pending: [SQLValue] = []
-        let finished = try scan(cursor: FamilyRule.window, start: .text(""), candidates: FamilyRule.candidates, bindings: bindings,
+        let finished = try scan(cursor: FamilyRule.window, start: .text(""), candidates: FamilyRule.candidates(database.dialect), bindings: bindings,
                                 stopAtCleanWindow: false, shouldContinue) { grants in
             pending += grants
             // A family may hold many tokens: collect a batch's worth of families, then delete them
@@ -174,7 +174,8 @@ public struct Purger: Sendable {
     /// rows per transaction; a family larger than that spans several.
     private func deleteFamilies(_ grants: [SQLValue], _ bindings: [SQLValue], _ report: inout PurgeReport,
                                 _ shouldContinue: () -> Bool) throws {
-        let check = FamilyRule.stillDue.highestParameter
+        let stillDue = FamilyRule.stillDue(database.dialect)
+        let check = stillDue.highestParameter
         var next = 0
         while next < grants.count {
             guard shouldContinue() else { return report.interrupted = true }
@@ -184,7 +185,7 @@ public struct Purger: Sendable {
                 var budget = batchSize
                 while budget > 0, next < grants.count {
                     let grant = grants[next]
-                    guard try connection.queryOne(FamilyRule.stillDue, Array(([grant, .null] + bindings).prefix(check))) != nil else {
+                    guard try connection.queryOne(stillDue, Array(([grant, Self.unread] + bindings).prefix(check))) != nil else {
                         next += 1
                         continue
                     }
@@ -203,6 +204,10 @@ public struct Purger: Sendable {
             rest()
         }
     }
+
+    /// Fills a parameter slot the statement does not read. Typed, not NULL: PostgreSQL refuses a
+    /// parameter whose type it can neither infer from the statement nor is told.
+    static let unread: SQLValue = .integer(0)
 
     /// Lets request writers waiting on the lock take it before the next batch.
     private func rest() { Self.sleep(pause) }

@@ -10,15 +10,15 @@ import SQLite
 /// history with it —, their one-time codes and queued mail, and rewrites their audit events to a
 /// pseudonymous id with no email, so the audit trail keeps what happened but not to whom.
 public struct SQLiteAccountDeletion: AccountDeleter {
-    let database: Database
+    let database: any SQLDatabase
     let seal: UpstreamTokenSeal
     private let pseudonymKey: [UInt8]
 
     /// - Parameters:
     ///   - tokenKey: derived under `UpstreamTokenKey.purpose`.
     ///   - pseudonymKey: derived under `AuditPseudonymKey.purpose`.
-    public init(store: Store, tokenKey: [UInt8], pseudonymKey: [UInt8]) {
-        database = store.database
+    public init(store: some SQLStorage, tokenKey: [UInt8], pseudonymKey: [UInt8]) {
+        database = store.records.sql
         seal = UpstreamTokenSeal(key: tokenKey)
         self.pseudonymKey = pseudonymKey
     }
@@ -69,9 +69,10 @@ public struct SQLiteAccountDeletion: AccountDeleter {
                 _ = try db.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
                 _ = try db.run(
                     """
-                    INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+                    INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
                     SELECT token_hash, expires_at FROM refresh_tokens
                     WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
+                    ON CONFLICT DO NOTHING
                     """, [.text(userID), .integer(now)])
                 // Keyed by address, not by user: only the database connection's user owns the address's codes.
                 if user.connection == nil {
@@ -79,7 +80,7 @@ public struct SQLiteAccountDeletion: AccountDeleter {
                     _ = try db.run("DELETE FROM mail_outbox WHERE lower(recipient) = ?1", [.text(User.emailKey(user.email))])
                 }
                 _ = try db.run(
-                    "UPDATE audit_events SET user_id = ?2, details = json_remove(details, '$.email') WHERE user_id = ?1",
+                    "UPDATE audit_events SET user_id = ?2, details = \(db.dialect.jsonRemovingKey("details", key: "email")) WHERE user_id = ?1",
                     [.text(userID), .text(pseudonym)])
                 _ = try db.run("DELETE FROM users WHERE user_id = ?1", [.text(userID)])
                 return DeletedAccount(pseudonym: pseudonym, revocationsQueued: queued, identities: identities.count, sessions: sessions, grants: grants)

@@ -4,9 +4,9 @@ import SQLite
 
 /// Password changes and address confirmations, each one transaction.
 public struct SQLiteAccountStore: AccountStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func changePassword(_ change: PasswordChange) throws(StorageError) {
         try mapStorageErrors {
@@ -15,7 +15,7 @@ public struct SQLiteAccountStore: AccountStore {
                     throw StorageError.notFound("user \(change.userID)")
                 }
                 if change.historySize > 0, let oldHash = try old.optionalString("password_hash") {
-                    _ = try connection.run("INSERT OR IGNORE INTO password_history (user_id, created_at, hash) VALUES (?1, ?2, ?3)",
+                    _ = try connection.run("INSERT INTO password_history (user_id, created_at, hash) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
                                            [.text(change.userID), SQLValue(date: change.time), .text(oldHash)])
                     // Keep the newest `historySize`: everything older than the oldest kept entry goes.
                     _ = try connection.run(
@@ -26,7 +26,7 @@ public struct SQLiteAccountStore: AccountStore {
                 }
                 _ = try connection.run(
                     """
-                    UPDATE users SET password_hash = ?2, updated_at = ?3, email_verified = email_verified OR ?4 WHERE user_id = ?1
+                    UPDATE users SET password_hash = ?2, updated_at = ?3, email_verified = CASE WHEN ?4 = 1 THEN 1 ELSE email_verified END WHERE user_id = ?1
                     """, [.text(change.userID), .text(change.newHash), SQLValue(date: change.time), SQLValue(flag: change.verifiesEmail)])
                 if change.revokesAccess {
                     try SessionRevocation.revokeUser(change.userID, at: change.time, reason: "password_reset", on: connection)

@@ -10,14 +10,14 @@ import SQLite
 /// to which secret it is, so a database copy reveals neither and a sealed box cannot be moved onto
 /// another connection or field.
 public struct SQLiteConnectionStore: ConnectionStore {
-    let database: Database
+    let database: any SQLDatabase
     private let key: [UInt8]
     private static let version: UInt8 = 1
 
     /// - Parameter key: 32 bytes, derived under `ConnectionSecretKey.purpose`.
-    public init(store: Store, key: [UInt8]) {
+    public init(store: some SQLStorage, key: [UInt8]) {
         precondition(key.count == AESGCM.keySize, "the connection seal key must have 32 bytes")
-        database = store.database
+        database = store.records.sql
         self.key = key
     }
 

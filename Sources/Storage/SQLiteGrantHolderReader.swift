@@ -3,9 +3,9 @@ import SQLite
 
 /// A grant and its user in one read transaction (see `GrantHolderReader`).
 public struct SQLiteGrantHolderReader: GrantHolderReader {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func grantAndUser(grantID: String, userID: String) throws(StorageError) -> (grant: Grant?, user: User?) {
         try mapStorageErrors {

@@ -4,9 +4,9 @@ import SQLite
 
 /// Upstream identities in SQLite (`identities`, migration 0011); a user's identities go with the user.
 public struct SQLiteIdentityStore: IdentityStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func find(connection: String, subject: String) throws(StorageError) -> Identity? {
         try mapStorageErrors {
@@ -59,7 +59,7 @@ public struct SQLiteIdentityStore: IdentityStore {
         }
     }
 
-    private static func insert(_ identity: Identity, on db: Connection) throws {
+    private static func insert(_ identity: Identity, on db: any SQLConnection) throws {
         _ = try db.run(
             "INSERT INTO identities (connection, subject, user_id, profile, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             [.text(identity.connection), .text(identity.subject), .text(identity.userID), .text(identity.profile),

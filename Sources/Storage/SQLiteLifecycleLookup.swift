@@ -5,11 +5,11 @@ import SQLite
 /// Read-only lookups for revocation, introspection and logout: a refresh token by its hash
 /// (table `refresh_tokens`, written by the refresh grant) and the live grants of a session.
 public struct SQLiteLifecycleLookup: LifecycleLookup {
-    let database: Database
+    let database: any SQLDatabase
     let refreshTokens: SQLiteRefreshTokenStore
 
-    public init(store: Store) {
-        database = store.database
+    public init(store: some SQLStorage) {
+        database = store.records.sql
         refreshTokens = SQLiteRefreshTokenStore(store: store)
     }
 

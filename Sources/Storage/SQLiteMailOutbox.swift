@@ -39,14 +39,14 @@ public struct OutboxEntry: Sendable, Equatable {
 /// reveal codes and a sealed box cannot be moved onto another recipient. They are deleted when
 /// the message is sent or finally fails; the rest stays for `idp-admin email queue` until purged.
 public struct SQLiteMailOutbox: MailQueue {
-    let database: Database
+    let database: any SQLDatabase
     private let key: [UInt8]
     private static let version: UInt8 = 1
 
     /// - Parameter key: 32 bytes (the daemon derives it from the key-encryption key).
-    public init(store: Store, key: [UInt8]) {
+    public init(store: some SQLStorage, key: [UInt8]) {
         precondition(key.count == AESGCM.keySize, "the mail seal key must have 32 bytes")
-        database = store.database
+        database = store.records.sql
         self.key = key
     }
 
@@ -157,12 +157,12 @@ public struct SQLiteMailOutbox: MailQueue {
     }
 
     /// The listing needs no key (nothing sealed is read): for `idp-admin email queue` and `doctor`.
-    public static func list(in store: Store, limit: Int,
+    public static func list(in store: some SQLStorage, limit: Int,
                             statuses: Set<OutboxEntry.Status> = [.pending, .sending, .sent, .failed]) throws(StorageError) -> [OutboxEntry] {
-        try list(in: store.database, limit: limit, statuses: statuses)
+        try list(in: store.records.sql, limit: limit, statuses: statuses)
     }
 
-    private static func list(in database: Database, limit: Int, statuses: Set<OutboxEntry.Status>) throws(StorageError) -> [OutboxEntry] {
+    private static func list(in database: any SQLDatabase, limit: Int, statuses: Set<OutboxEntry.Status>) throws(StorageError) -> [OutboxEntry] {
         let names = statuses.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
         return try mapStorageErrors {
             try database.read { connection in
@@ -183,7 +183,7 @@ public struct SQLiteMailOutbox: MailQueue {
         }
     }
 
-    private static func finish(_ id: Int64, status: String, at time: Int64, error: String?, on connection: Connection) throws {
+    private static func finish(_ id: Int64, status: String, at time: Int64, error: String?, on connection: any SQLConnection) throws {
         _ = try connection.run(
             "UPDATE mail_outbox SET status = ?2, sealed_values = NULL, finished_at = ?3, next_attempt_at = ?3, last_error = COALESCE(?4, last_error) WHERE id = ?1",
             [.integer(id), .text(status), .integer(time), error.map { .text(capped($0)) } ?? .null])

@@ -5,9 +5,9 @@ import SQLite
 /// One-time codes in SQLite, one row per purpose and address; every try is one write transaction,
 /// so concurrent tries of one code are counted exactly and only one can consume it.
 public struct SQLiteOneTimeCodeStore: OneTimeCodeStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func issue(_ code: OneTimeCode) throws(StorageError) {
         try mapStorageErrors {
@@ -76,7 +76,7 @@ public struct SQLiteOneTimeCodeStore: OneTimeCodeStore {
         }
     }
 
-    private static func live(_ purpose: OneTimeCode.Purpose, emailKey: String, at time: Date, on connection: Connection) throws -> OneTimeCode? {
+    private static func live(_ purpose: OneTimeCode.Purpose, emailKey: String, at time: Date, on connection: any SQLConnection) throws -> OneTimeCode? {
         try connection.queryOne("SELECT * FROM one_time_codes WHERE purpose = ?1 AND email_key = ?2 AND expires_at > ?3",
                                 [.text(purpose.rawValue), .text(emailKey), SQLValue(date: time)]).map(code)
     }

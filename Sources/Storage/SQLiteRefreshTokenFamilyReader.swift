@@ -6,9 +6,9 @@ import SQLite
 /// writer's warm page cache is tempting, but queueing every refresh twice on the write lock
 /// measured slower.
 public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily? {
         try mapStorageErrors {

@@ -7,9 +7,9 @@ import SQLite
 /// session a redemption starts is inserted only while its parent grant is live, in one transaction,
 /// and the grants trigger of migration 0014 ends it when that grant is revoked later.
 public struct SQLiteSessionTransferStore: SessionTransferStore {
-    let database: Database
+    let database: any SQLDatabase
 
-    public init(store: Store) { database = store.database }
+    public init(store: some SQLStorage) { database = store.records.sql }
 
     public func insert(_ token: SessionTransferToken) throws(StorageError) {
         try mapStorageErrors {

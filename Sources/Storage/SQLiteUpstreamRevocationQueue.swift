@@ -34,18 +34,18 @@ public struct RevocationEntry: Sendable, Equatable {
 /// outcome, so an outage or a restart loses nothing. A token is dropped from its row the moment
 /// Apple confirms it (or the row finally fails).
 public struct SQLiteUpstreamRevocationQueue: Sendable {
-    let database: Database
+    let database: any SQLDatabase
     let seal: UpstreamTokenSeal
 
     /// - Parameter key: 32 bytes, derived under `UpstreamTokenKey.purpose`.
-    public init(store: Store, key: [UInt8]) {
-        database = store.database
+    public init(store: some SQLStorage, key: [UInt8]) {
+        database = store.records.sql
         seal = UpstreamTokenSeal(key: key)
     }
 
     /// Queues a revocation inside the caller's transaction.
     static func insert(token: String, connection: String, clientID: String, at created: Int64, seal: UpstreamTokenSeal,
-                       on db: Connection) throws {
+                       on db: any SQLConnection) throws {
         let sealed = try seal.seal(token, boundTo: UpstreamTokenSeal.revocationBinding(connection: connection, clientID: clientID, createdAt: created))
         _ = try db.run(
             """
@@ -145,9 +145,9 @@ public struct SQLiteUpstreamRevocationQueue: Sendable {
     }
 
     /// The newest `limit` rows, newest first; needs no key (no token is read).
-    public static func list(in store: Store, limit: Int) throws(StorageError) -> [RevocationEntry] {
+    public static func list(in store: some SQLStorage, limit: Int) throws(StorageError) -> [RevocationEntry] {
         try mapStorageErrors {
-            try store.database.read { db in
+            try store.records.sql.read { db in
                 try db.query("SELECT * FROM upstream_revocations ORDER BY id DESC LIMIT ?1", [.integer(Int64(limit))]).map { row in
                     func date(_ column: String) throws -> Date? {
                         try row.isNull(column) ? nil : Date(timeIntervalSince1970: TimeInterval(try row.int64(column)))
@@ -165,13 +165,13 @@ public struct SQLiteUpstreamRevocationQueue: Sendable {
     }
 
     /// Rows still waiting for Apple (`gatehouse_upstream_revocations_pending`, `db stats`).
-    public static func pending(in store: Store) throws(StorageError) -> Int {
+    public static func pending(in store: some SQLStorage) throws(StorageError) -> Int {
         try mapStorageErrors {
-            try store.database.read { try $0.queryOne("SELECT count(*) FROM upstream_revocations WHERE status IN ('pending', 'sending')")?.int(0) ?? 0 }
+            try store.records.sql.read { try $0.queryOne("SELECT count(*) FROM upstream_revocations WHERE status IN ('pending', 'sending')")?.int(0) ?? 0 }
         }
     }
 
-    private static func finish(_ id: Int64, status: String, at time: Int64, error: String?, on db: Connection) throws {
+    private static func finish(_ id: Int64, status: String, at time: Int64, error: String?, on db: any SQLConnection) throws {
         _ = try db.run(
             """
             UPDATE upstream_revocations SET status = ?2, sealed_token = NULL, finished_at = ?3, next_attempt_at = ?3,

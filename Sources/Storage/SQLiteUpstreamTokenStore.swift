@@ -5,12 +5,12 @@ import SQLite
 /// Upstream refresh tokens and relay-email state on `identities` (migration 0013), the token sealed
 /// by `UpstreamTokenSeal` bound to the identity.
 public struct SQLiteUpstreamTokenStore: UpstreamTokenStore {
-    let database: Database
+    let database: any SQLDatabase
     let seal: UpstreamTokenSeal
 
     /// - Parameter key: 32 bytes, derived under `UpstreamTokenKey.purpose`.
-    public init(store: Store, key: [UInt8]) {
-        database = store.database
+    public init(store: some SQLStorage, key: [UInt8]) {
+        database = store.records.sql
         seal = UpstreamTokenSeal(key: key)
     }
 

@@ -168,9 +168,10 @@ public struct SQLiteUserStore: UserStore {
                 // Tokens rotated in since the last batch (a handful at most) go with the cascade.
                 _ = try connection.run(
                     """
-                    INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+                    INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
                     SELECT token_hash, expires_at FROM refresh_tokens
                     WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
+                    ON CONFLICT DO NOTHING
                     """, [.text(userID), .integer(now)])
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
@@ -208,7 +209,7 @@ public struct SQLiteUserStore: UserStore {
         for row in rows {
             let expires = try row.int64("expires_at")
             if expires > now {
-                _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
+                _ = try connection.run("INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
                                        [.text(try row.string("token_hash")), .integer(expires)])
             }
             _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",

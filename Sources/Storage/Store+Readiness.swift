@@ -44,7 +44,7 @@ final class WriteProbe: Sendable {
     /// concurrent readiness checks wait for one probe instead of each writing.
     private let last = Locked<(at: ContinuousClock.Instant, failure: String?)?>(nil)
 
-    func probe(_ database: Database, now: ContinuousClock.Instant, reuse: Duration) throws(StorageError) {
+    func probe(_ database: any SQLDatabase, now: ContinuousClock.Instant, reuse: Duration) throws(StorageError) {
         let failure = last.withLock { last -> String? in
             if let previous = last, now - previous.at < reuse { return previous.failure }
             let failure: String?

@@ -7,19 +7,28 @@ import TestSupport
 struct SignInFixture {
     let daemon: Daemon
     let issuer: String
+    /// What `idp-admin` gets besides the daemon's directory (the PostgreSQL tests' database settings).
+    let adminEnvironment: [String: String]
     static let password = "Correct horse battery staple 7"
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"  // RFC 7636 Appendix B
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
-    init(environment: [String: String] = [:]) throws {
+    init(environment: [String: String] = [:], adminEnvironment: [String: String] = [:], directory: TemporaryDirectory? = nil) throws {
         let port = Daemon.freePort()
         issuer = "http://127.0.0.1:\(port)/"
-        daemon = try Daemon(environment: ["IDP_LISTEN": "127.0.0.1:\(port)", "IDP_ISSUER": issuer].merging(environment) { $1 })
+        self.adminEnvironment = adminEnvironment
+        daemon = try Daemon(environment: ["IDP_LISTEN": "127.0.0.1:\(port)", "IDP_ISSUER": issuer].merging(environment) { $1 },
+                            directory: directory)
+    }
+
+    /// `idp-admin` in the daemon's directory, with `adminEnvironment`.
+    func admin(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
+        try AdminProcess.run(arguments, environment: adminEnvironment, directory: daemon.directory.path, input: input)
     }
 
     func createApp(_ type: String = "native", callbacks: [String] = ["com.example.app://127.0.0.1/ios/com.example.app/callback"],
                    extra: [String] = []) throws -> (clientID: String, secret: String?) {
-        let result = try daemon.admin(["apps", "create", "--name", "Test \(type) app", "--type", type,
+        let result = try admin(["apps", "create", "--name", "Test \(type) app", "--type", type,
                                        "--callbacks", callbacks.joined(separator: ","), "--json"] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         // Any warnings (a second app of the same name) come as a list beside the strings.
@@ -29,7 +38,7 @@ struct SignInFixture {
 
     @discardableResult
     func createUser(_ email: String = "alice@example.com", name: String = "Alice") throws -> String {
-        let result = try daemon.admin(["users", "create", "--email", email, "--name", name, "--password-stdin", "--json"],
+        let result = try admin(["users", "create", "--email", email, "--name", name, "--password-stdin", "--json"],
                                       input: Self.password + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

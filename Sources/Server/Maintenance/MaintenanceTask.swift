@@ -12,7 +12,7 @@ import Synchronization
 /// at start and then every `maintenance_interval` on a thread of its own, never on a request;
 /// both steps work in short write transactions with pauses, so requests keep the write lock.
 final class MaintenanceTask: Sendable {
-    private let store: Store
+    private let store: any GatehouseStorage
     private let policy: RetentionPolicy
     private let interval: Duration
     private let logger: Logger
@@ -32,7 +32,7 @@ final class MaintenanceTask: Sendable {
     }
 
     /// `throttleWindow`: the longest login-throttle window in force, so no live counter is purged.
-    init(store: Store, settings: Settings, throttleWindow: TimeInterval, logger: Logger, metrics: GatehouseMetrics?,
+    init(store: any GatehouseStorage, settings: Settings, throttleWindow: TimeInterval, logger: Logger, metrics: GatehouseMetrics?,
          clock: any Clock = SystemClock()) {
         self.store = store
         var policy = RetentionPolicy(auditRetention: Self.seconds(settings.auditRetention))
@@ -89,7 +89,7 @@ final class MaintenanceTask: Sendable {
     private func report(_ outcome: Outcome, seconds: Double) {
         let (purge, reclaim) = (outcome.purge, outcome.reclaim)
         let longestHold = max(purge.longestHold, reclaim.longestHold)
-        let sizes = store.fileSizes()
+        let sizes = store.sqlite?.fileSizes() ?? (database: 0, wal: 0)
         var fields: [String: LogValue] = [
             "purged": .int(purge.total), "duration_ms": .double(Self.milliseconds(seconds)), "write_batches": .int(purge.writeBatches),
             "longest_hold_ms": .double(Self.milliseconds(Self.seconds(longestHold))), "pages_released": .int(reclaim.releasedPages),

@@ -13,7 +13,7 @@ public final class ProductionServices: Sendable {
     public let proxyTrust: ProxyTrust
     public let selfCheck: ProxySelfCheck
     private let logger: Logger
-    private let store: Store
+    private let store: any GatehouseStorage
     private let admin: HTTPServer?
     /// The settings in force (the reloadable keys updated by `reload`).
     private let running: Mutex<Settings>
@@ -21,7 +21,7 @@ public final class ProductionServices: Sendable {
     /// Keys `reload` applies without a restart.
     public static let reloadableKeys: Set<String> = ["log_level", "trusted_proxies"]
 
-    init(settings: Settings, logger: Logger, store: Store, version: String) {
+    init(settings: Settings, logger: Logger, store: any GatehouseStorage, version: String) {
         self.logger = logger
         self.store = store
         running = Mutex(settings)
@@ -102,7 +102,7 @@ public final class ProductionServices: Sendable {
 /// The admin listener: `/metrics`, `/healthz`, `/readyz`, and `/proxyz` (the proxy self-check record).
 struct AdminEndpoints: Sendable {
     let metrics: GatehouseMetrics
-    let store: Store
+    let store: any GatehouseStorage
     let selfCheck: ProxySelfCheck
     let logger: Logger
 

@@ -26,7 +26,7 @@ struct UpstreamAccountParts: Sendable {
     /// `GatehouseServer` starts and stops it.
     let revocationSender: UpstreamRevocationSender
 
-    init(settings: Settings, store: Store, keyRing: KeyRing, users: SQLiteUserStore, grants: any GrantStore, opaque: OpaqueAccessTokens,
+    init(settings: Settings, store: any GatehouseStorage, keyRing: KeyRing, users: SQLiteUserStore, grants: any GrantStore, opaque: OpaqueAccessTokens,
          holders: any GrantHolderReader, clock: any Clock, logger: Logger, fetcher: any UpstreamFetcher = CurlUpstreamFetcher()) {
         let issuer = settings.issuer.url
         let tokenKey = keyRing.derivedKey(purpose: UpstreamTokenKey.purpose)
