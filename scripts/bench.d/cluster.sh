@@ -15,7 +15,7 @@ pg_tool() {
 }
 
 cluster_start_postgres() {
-    local pgbin dir=$work/pg
+    local dir=$work/pg
     pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
     mkdir -p "$dir/sock"
     pg_password=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
@@ -91,8 +91,8 @@ PY
 cluster_node() {
     local dir=$1 port=$2 issuer=$3; shift 3
     mkdir -p "$dir"
-    (cd "$dir" && env "$@" IDP_LISTEN=127.0.0.1:$port IDP_ISSUER=$issuer IDP_LOG_LEVEL=warning IDP_MAX_CONNECTIONS_PER_CLIENT=0 \
-        exec "$bin/idp") > "$dir/idp.out" 2> "$dir/idp.err" &
+    (cd "$dir" && exec env "$@" IDP_LISTEN=127.0.0.1:$port IDP_ISSUER=$issuer IDP_LOG_LEVEL=warning IDP_MAX_CONNECTIONS_PER_CLIENT=0 \
+        "$bin/idp") > "$dir/idp.out" 2> "$dir/idp.err" &
     echo $!
 }
 
