@@ -16,6 +16,7 @@ enum DatabaseCommands {
             the wrong directory or with the wrong settings cannot quietly work on a new, empty database.
             """,
         run: { invocation in
+            if try invocation.settings().isPostgreSQL { return try PostgresDatabaseCommands.initialize(invocation) }
             let path = try invocation.settings().database
             guard !FileManager.default.fileExists(atPath: path) else {
                 throw AdminError.failed("\(absolute(path)) already exists; db init only creates a new database (see db migrate)")
@@ -37,6 +38,7 @@ enum DatabaseCommands {
         summary: "Apply pending migrations to the existing database (idp also does this at startup).",
         usage: "db migrate [--json]",
         run: { invocation in
+            if try invocation.settings().isPostgreSQL { return try PostgresDatabaseCommands.migrate(invocation) }
             let path = try invocation.settings().database
             try invocation.requireDatabase()
             let database = try open(path, mustExist: false)
@@ -52,6 +54,7 @@ enum DatabaseCommands {
         summary: "List the migrations this binary knows and whether each is applied.",
         usage: "db status [--json]",
         run: { invocation in
+            if try invocation.settings().isPostgreSQL { return try PostgresDatabaseCommands.status(invocation) }
             let path = try invocation.settings().database
             try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
@@ -68,6 +71,7 @@ enum DatabaseCommands {
         usage: "db check [--json]",
         details: "Exits 1 when the database is damaged, a migration was changed after it was applied,\nor the schema is newer than this binary.",
         run: { invocation in
+            if try invocation.settings().isPostgreSQL { return try PostgresDatabaseCommands.check(invocation) }
             let path = try invocation.settings().database
             try invocation.requireDatabase()
             let database = try open(path, mustExist: true)
@@ -98,6 +102,7 @@ enum DatabaseCommands {
             """,
         positionals: 1...1,
         run: { invocation in
+            if try invocation.settings().isPostgreSQL { return try PostgresDatabaseCommands.backup(invocation) }
             let destination = invocation.arguments.positionals[0]
             guard !FileManager.default.fileExists(atPath: destination) else {
                 throw AdminError.failed("\(destination) already exists; choose a new path")

@@ -23,6 +23,16 @@ public enum SQLDialect: String, Sendable, Equatable {
         }
     }
 
+    /// Whether text `column` starts with parameter `parameter` (e.g. `?1`). SQLite: a range on the
+    /// column's index (keys are ASCII below DEL). PostgreSQL: `starts_with`, a scan, because a range
+    /// would follow the database's collation, which need not sort by code point.
+    public func hasPrefix(_ column: String, _ parameter: String) -> String {
+        switch self {
+        case .sqlite: "(\(column) >= \(parameter) AND \(column) < \(parameter) || char(127))"
+        case .postgresql: "starts_with(\(column), \(parameter))"
+        }
+    }
+
     /// The expression that removes a key from a JSON object held in a text column.
     public func jsonRemovingKey(_ column: String, key: String) -> String {
         switch self {

@@ -49,6 +49,18 @@ struct PurgeRule: Sendable {
     let start: SQLValue
 }
 
+extension PurgeRule {
+    /// `delete` for `count` keys at once: its `= ?1` becomes `IN (?N+1, …)`, the keys bound after
+    /// the statement's own `after` parameters; the condition is checked for each row as before.
+    func deleteMany(_ count: Int, after: Int) -> String {
+        let list = (1...max(1, count)).map { "?\(after + $0)" }.joined(separator: ", ")
+        guard let range = delete.firstRange(of: "= ?1 ") else { return delete }
+        var statement = delete
+        statement.replaceSubrange(range, with: "IN (\(list)) ")
+        return statement
+    }
+}
+
 extension String {
     /// The highest `?N` the statement uses: the wrapper binds exactly that many values, and a lower
     /// number the statement leaves out is simply never read.

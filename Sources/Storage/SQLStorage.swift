@@ -8,7 +8,8 @@ public protocol SQLStorage: Sendable {
 
 /// The database a record store talks to, and the client cache shared by the stores over it.
 public struct RecordDatabase: Sendable {
-    let sql: any SQLDatabase
+    /// The pool, for statements of the caller's own (tests, `idp-admin db` tools).
+    public let sql: any SQLDatabase
     let clientCache: ClientCache
 }
 

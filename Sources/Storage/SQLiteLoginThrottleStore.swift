@@ -46,12 +46,12 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
     }
 
     /// Every state whose key starts with one of `prefixes` (an account's pair and account keys), for
-    /// `idp-admin users show`. Each prefix is a range on the primary key, not a scan.
+    /// `idp-admin users show`. Each prefix is a range on the primary key on SQLite (`SQLDialect.hasPrefix`).
     public func states(withPrefixes prefixes: [String]) throws(StorageError) -> [ThrottleState] {
         try mapStorageErrors {
             try database.read { connection in
                 try prefixes.flatMap { prefix in
-                    try connection.query("SELECT * FROM login_throttle WHERE key >= ?1 AND key < ?1 || char(127) ORDER BY key",
+                    try connection.query("SELECT * FROM login_throttle WHERE \(connection.dialect.hasPrefix("key", "?1")) ORDER BY key",
                                          [.text(prefix)]).map(Self.state)
                 }
             }
@@ -64,7 +64,7 @@ public struct SQLiteLoginThrottleStore: LoginThrottleStore {
         try mapStorageErrors {
             try database.write { connection in
                 try prefixes.reduce(0) { count, prefix in
-                    count + (try connection.run("DELETE FROM login_throttle WHERE key >= ?1 AND key < ?1 || char(127)", [.text(prefix)]))
+                    count + (try connection.run("DELETE FROM login_throttle WHERE \(connection.dialect.hasPrefix("key", "?1"))", [.text(prefix)]))
                 }
             }
         }

@@ -127,7 +127,7 @@ public struct SQLiteMailOutbox: MailQueue {
     public func releaseClaims(at now: Date) throws(StorageError) {
         try mapStorageErrors {
             try database.write { connection in
-                _ = try connection.run("UPDATE mail_outbox SET status = 'pending', next_attempt_at = min(next_attempt_at, ?1) WHERE status = 'sending'",
+                _ = try connection.run("UPDATE mail_outbox SET status = 'pending', next_attempt_at = \(connection.dialect.least("next_attempt_at", "?1")) WHERE status = 'sending'",
                                        [.integer(Int64(now.timeIntervalSince1970.rounded(.down)))])
             }
         }

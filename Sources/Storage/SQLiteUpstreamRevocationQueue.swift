@@ -127,7 +127,7 @@ public struct SQLiteUpstreamRevocationQueue: Sendable {
     public func releaseClaims(at now: Date) throws(StorageError) {
         try mapStorageErrors {
             try database.write { db in
-                _ = try db.run("UPDATE upstream_revocations SET status = 'pending', next_attempt_at = min(next_attempt_at, ?1) WHERE status = 'sending'",
+                _ = try db.run("UPDATE upstream_revocations SET status = 'pending', next_attempt_at = \(db.dialect.least("next_attempt_at", "?1")) WHERE status = 'sending'",
                                [.integer(Int64(now.timeIntervalSince1970.rounded(.down)))])
             }
         }

@@ -119,6 +119,37 @@ import TestSupport
         }
     }
 
+    @Test func databaseCommandsAnswerForTheServersSchema() throws {
+        let cluster = try PostgresCluster.shared()
+        let directory = try TemporaryDirectory("idp-pg")
+        // The password from the environment this time, not the file.
+        var environment = try Self.settings(cluster, in: directory)
+        environment["IDP_DATABASE_PASSWORD_FILE"] = nil
+        environment["IDP_DATABASE_PASSWORD"] = cluster.password
+        func admin(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try AdminProcess.run(arguments, environment: environment, directory: directory.path)
+        }
+        let created = try admin(["db", "init", "--json"])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stdout.contains("\"created\""))
+        let again = try admin(["db", "init"])
+        #expect(again.status != 0 && again.stderr.contains("already holds a Gatehouse schema"), "\(again.stderr)")
+        let status = try admin(["db", "status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("0016_live_sessions_covering") && !status.stdout.contains("pending"))
+        let migrated = try admin(["db", "migrate"])
+        #expect(migrated.status == 0 && migrated.stdout.contains("up to date"), "\(migrated.stderr)")
+        let checked = try admin(["db", "check"])
+        #expect(checked.status == 0 && checked.stdout.contains("migrations ok"), "\(checked.stderr)")
+        let vacuumed = try admin(["db", "vacuum"])
+        #expect(vacuumed.status == 0, "\(vacuumed.stderr)")
+        let backup = try admin(["db", "backup", directory.file("copy.sqlite3")])
+        #expect(backup.status != 0 && backup.stderr.contains("pg_dump"), "\(backup.stderr)")
+        for output in [created, status, checked, vacuumed] {
+            #expect(!output.stdout.contains(cluster.password) && !output.stderr.contains(cluster.password))
+        }
+    }
+
     @Test func aDatabaseURLWithAPasswordIsRefusedAtConfigLoad() throws {
         let daemon = try Daemon(environment: ["IDP_DATABASE": "postgresql://gatehouse:hunter2-secret@127.0.0.1:1/gatehouse",
                                               "IDP_KEY_ENCRYPTION_KEY_FILE": "/tmp/unused.kek"], waitForBanner: false)

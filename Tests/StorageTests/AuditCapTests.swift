@@ -7,8 +7,8 @@ import TestSupport
 /// What an anonymous caller controls (a client id echoed from /authorize, a reason quoting input)
 /// is stored capped, so one request cannot store kilobytes.
 @Suite struct AuditCapTests {
-    @Test func longValuesAreCutAtACharacterBoundary() throws {
-        let (store, directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func longValuesAreCutAtACharacterBoundary(_ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         let audit = AuditStore(store: store)
         let clientID = String(repeating: "é", count: 2000)  // 4,000 bytes
         try audit.append(AuditEvent(time: Date(), event: "authorize.refused", clientID: clientID, ip: "192.0.2.1",
@@ -29,8 +29,8 @@ import TestSupport
         withExtendedLifetime(directory) {}
     }
 
-    @Test func shortValuesAreStoredAsGiven() throws {
-        let (store, directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func shortValuesAreStoredAsGiven(_ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         let audit = AuditStore(store: store)
         let clientID = String(repeating: "a", count: AuditStore.maximumIDBytes)
         try audit.append(AuditEvent(time: Date(), event: "token.issued", clientID: clientID, actor: "system", details: ["grant_type": "refresh_token"]))

@@ -14,9 +14,9 @@ struct AuditDetailsTests {
         ["b": "2", "a": "1", "ü": "ß"],
         ["quote": "say \"hi\"", "slash": "a/b\\c", "controls": "line\nbreak\ttab\r\u{1}\u{1F}"],
         ["emoji": "🔑", "empty": ""],
-    ] as [[String: String]])
-    func detailsRoundTrip(_ details: [String: String]) throws {
-        let (store, directory) = try makeTestStore()
+    ] as [[String: String]], TestBackend.available)
+    func detailsRoundTrip(_ details: [String: String], _ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         let audit = AuditStore(store: store)
         try audit.append(AuditEvent(time: Date(timeIntervalSince1970: 1_800_000_000), event: "test", userID: "u1", clientID: nil,
                                     ip: "192.0.2.1", actor: "system", details: details))
@@ -24,18 +24,18 @@ struct AuditDetailsTests {
         withExtendedLifetime(directory) {}
     }
 
-    @Test func keysAreSortedAndSlashesKeptInTheStoredText() throws {
-        let (store, directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func keysAreSortedAndSlashesKeptInTheStoredText(_ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         try AuditStore(store: store).append(AuditEvent(time: Date(), event: "test", userID: nil, clientID: nil, ip: nil,
                                                         actor: "system", details: ["z": "1", "a": "https://x/y"]))
-        let text: String = try store.database.read { try $0.queryOne("SELECT details FROM audit_events")!.get(0) }
+        let text: String = try store.records.sql.read { try $0.queryOne("SELECT details FROM audit_events")!.get(0) }
         #expect(text == #"{"a":"https://x/y","z":"1"}"#)
         withExtendedLifetime(directory) {}
     }
 
     /// A batch larger than one transaction's chunk is written whole and in order.
-    @Test func largeBatchesAreWrittenInChunksInOrder() throws {
-        let (store, directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func largeBatchesAreWrittenInChunksInOrder(_ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         let audit = AuditStore(store: store)
         let events = (0..<300).map { index in
             AuditEvent(time: Date(timeIntervalSince1970: 1_800_000_000), event: "e\(index)", userID: nil, clientID: nil, ip: nil,

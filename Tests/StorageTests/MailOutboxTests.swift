@@ -27,8 +27,8 @@ import TestSupport
         #expect(claimed.first?.attempts == 1)
     }
 
-    @Test func aClaimHoldsUntilItsLeaseEnds() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func aClaimHoldsUntilItsLeaseEnds(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         try outbox.enqueue(Self.message, at: Self.start)
@@ -42,8 +42,8 @@ import TestSupport
         #expect(try outbox.claimDue(at: Self.start.addingTimeInterval(130), limit: 10, lease: 120).first?.attempts == 3)
     }
 
-    @Test func sentMessagesLoseTheirValuesAndKeepTheirHistory() throws {
-        let (store, directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func sentMessagesLoseTheirValuesAndKeepTheirHistory(_ backend: TestBackend) throws {
+        let (store, directory) = try makeTestStorage(backend)
         defer { store.close() }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         try outbox.enqueue(Self.message, at: Self.start)
@@ -53,16 +53,16 @@ import TestSupport
         #expect(entry.status == .sent && entry.attempts == 1 && !entry.holdsValues && entry.recipient == "alice@example.org")
         #expect(entry.finishedAt == Self.start.addingTimeInterval(1) && entry.nextAttemptAt == nil)
         #expect(try outbox.depth() == 0)
-        // Read the file itself, as an operator (or an attacker with a copy) would.
-        let copy = try Database(path: directory.file("idp.sqlite3"), readers: 1)
-        defer { copy.close() }
+        // Read the row through a connection of its own, as an operator (or an attacker with a copy) would.
+        let copy: any SQLDatabase = backend == .sqlite ? try Database(path: directory.file("idp.sqlite3"), readers: 1) : store.records.sql
+        defer { (copy as? Database)?.close() }
         let row = try copy.read { try $0.queryOne("SELECT sealed_values IS NULL AS scrubbed, status FROM mail_outbox") }
         #expect(try row?.int("scrubbed") == 1 && row?.string("status") == "sent")
         #expect(try outbox.claimDue(at: Self.start.addingTimeInterval(3600), limit: 10, lease: 120).isEmpty, "never sent twice")
     }
 
-    @Test func aRetryWaitsForItsTimeAndKeepsTheError() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func aRetryWaitsForItsTimeAndKeepsTheError(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         try outbox.enqueue(Self.message, at: Self.start)
@@ -75,8 +75,8 @@ import TestSupport
         #expect(try outbox.claimDue(at: Self.start.addingTimeInterval(15), limit: 1, lease: 120).first?.attempts == 2)
     }
 
-    @Test func aFailedMessageLosesItsValues() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func aFailedMessageLosesItsValues(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         try outbox.enqueue(Self.message, at: Self.start)
@@ -88,8 +88,8 @@ import TestSupport
     }
 
     /// Values sealed under another key (the KEK changed) cannot be sent; the row fails rather than blocking the queue.
-    @Test func valuesSealedUnderAnotherKeyFailTheirRow() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func valuesSealedUnderAnotherKeyFailTheirRow(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         try SQLiteMailOutbox(store: store, key: [UInt8](repeating: 1, count: 32)).enqueue(Self.message, at: Self.start)
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
@@ -98,8 +98,8 @@ import TestSupport
         #expect(entry.status == .failed && entry.lastError?.contains("cannot be opened") == true)
     }
 
-    @Test func dueMessagesComeOldestFirst() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func dueMessagesComeOldestFirst(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         for index in 0..<5 {
@@ -109,8 +109,8 @@ import TestSupport
         #expect(try outbox.claimDue(at: Self.start.addingTimeInterval(10), limit: 3, lease: 60).map(\.message.to) == ["u0@example.org", "u1@example.org", "u2@example.org"])
     }
 
-    @Test func thePurgeDeletesFinishedMailAfterItsRetentionOnly() throws {
-        let (store, _directory) = try makeTestStore()
+    @Test(arguments: TestBackend.available) func thePurgeDeletesFinishedMailAfterItsRetentionOnly(_ backend: TestBackend) throws {
+        let (store, _directory) = try makeTestStorage(backend)
         defer { store.close(); _ = _directory }
         let outbox = SQLiteMailOutbox(store: store, key: Self.key)
         for index in 0..<3 { try outbox.enqueue(MailMessage(to: "u\(index)@example.org", template: .test), at: Self.start) }

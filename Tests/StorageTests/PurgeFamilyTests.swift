@@ -13,10 +13,10 @@ import TestSupport
 
     /// r0 → r1 → r2 through the real store, a day apart, in a family that lives 30 days.
     private func rotatedFamily(_ fixture: PurgeFixture) throws -> SQLiteRefreshTokenStore {
-        let grants = SQLiteGrantStore(store: fixture.store)
+        let grants = SQLiteGrantStore(store: fixture.storage)
         try grants.create(Grant(grantID: "family", clientID: fixture.clientID, userID: fixture.userID, sessionID: nil,
                                 scope: "openid offline_access", authTime: Self.start, createdAt: Self.start))
-        let tokens = SQLiteRefreshTokenStore(store: fixture.store)
+        let tokens = SQLiteRefreshTokenStore(store: fixture.storage)
         func token(_ index: Int, at time: Date) -> RefreshToken {
             RefreshToken(tokenHash: "r\(index)", grantID: "family", clientID: fixture.clientID, userID: fixture.userID,
                          scope: "openid offline_access", issuedAt: time, expiresAt: Self.start + 30 * 86_400)
@@ -35,8 +35,8 @@ import TestSupport
         try fixture.purge(at: Int64(date.timeIntervalSince1970))
     }
 
-    @Test func rotatedDigestsSurviveWhileTheFamilyLivesAndReuseIsStillDetected() throws {
-        let fixture = try PurgeFixture()
+    @Test(arguments: TestBackend.available) func rotatedDigestsSurviveWhileTheFamilyLivesAndReuseIsStillDetected(_ backend: TestBackend) throws {
+        let fixture = try PurgeFixture(backend)
         let tokens = try rotatedFamily(fixture)
         // Ten days in: the family is live (its newest token is 8 days old, idle limit 15).
         let later = Self.start + 10 * 86_400
@@ -52,11 +52,11 @@ import TestSupport
         #expect(token.tokenHash == "r0")
     }
 
-    @Test func aRevokedFamilyGoesWholeAfterTheGracePeriod() throws {
-        let fixture = try PurgeFixture()
+    @Test(arguments: TestBackend.available) func aRevokedFamilyGoesWholeAfterTheGracePeriod(_ backend: TestBackend) throws {
+        let fixture = try PurgeFixture(backend)
         let tokens = try rotatedFamily(fixture)
         let revokedAt = Self.start + 3 * 86_400
-        try SQLiteGrantStore(store: fixture.store).revoke(grantID: "family", at: revokedAt, reason: "test")
+        try SQLiteGrantStore(store: fixture.storage).revoke(grantID: "family", at: revokedAt, reason: "test")
         // Within the day of grace everything stays (an operator can still look at it).
         #expect(try purge(fixture, at: revokedAt + 86_399).total == 0)
         #expect(try fixture.count("refresh_tokens") == 3)
@@ -67,8 +67,8 @@ import TestSupport
         #expect(try tokens.find(tokenHash: "r0") == nil)
     }
 
-    @Test func anExpiredFamilyGoesWholeAfterTheGracePeriod() throws {
-        let fixture = try PurgeFixture(idleLifetime: 60 * 86_400)
+    @Test(arguments: TestBackend.available) func anExpiredFamilyGoesWholeAfterTheGracePeriod(_ backend: TestBackend) throws {
+        let fixture = try PurgeFixture(backend, idleLifetime: 60 * 86_400)
         _ = try rotatedFamily(fixture)
         let expiry = Self.start + 30 * 86_400
         #expect(try purge(fixture, at: expiry + 86_399).total == 0)
@@ -77,8 +77,8 @@ import TestSupport
     }
 
     /// One family "big" of `generations` tokens, expired two days ago.
-    private func bigExpiredFamily(generations: Int) throws -> PurgeFixture {
-        let fixture = try PurgeFixture()
+    private func bigExpiredFamily(_ backend: TestBackend, generations: Int) throws -> PurgeFixture {
+        let fixture = try PurgeFixture(backend)
         try fixture.family("big", created: PurgeFixture.now - 40 * PurgeFixture.day, generations: generations, step: 60,
                            expires: PurgeFixture.now - 2 * PurgeFixture.day)
         return fixture
@@ -86,9 +86,9 @@ import TestSupport
 
     /// A family larger than a batch is deleted over several transactions, oldest tokens first, and
     /// each transaction stays within the batch size.
-    @Test func aLargeFamilySpansSeveralBatches() throws {
-        let fixture = try bigExpiredFamily(generations: 1234)
-        var purger = Purger(store: fixture.store)
+    @Test(arguments: TestBackend.available) func aLargeFamilySpansSeveralBatches(_ backend: TestBackend) throws {
+        let fixture = try bigExpiredFamily(backend, generations: 1234)
+        var purger = Purger(store: fixture.storage)
         purger.pause = .zero
         purger.batchSize = 500
         let report = try purger.purge(RetentionPolicy(), at: Self.start)
@@ -98,9 +98,9 @@ import TestSupport
     }
 
     /// Stopping mid-run (daemon shutdown) leaves a consistent database; the next run finishes.
-    @Test func anInterruptedRunResumesNextTime() throws {
-        let fixture = try bigExpiredFamily(generations: 1200)
-        var purger = Purger(store: fixture.store)
+    @Test(arguments: TestBackend.available) func anInterruptedRunResumesNextTime(_ backend: TestBackend) throws {
+        let fixture = try bigExpiredFamily(backend, generations: 1200)
+        var purger = Purger(store: fixture.storage)
         purger.pause = .zero
         var steps = 0
         let first = try purger.purge(RetentionPolicy(), at: Self.start) {
@@ -111,7 +111,7 @@ import TestSupport
         let left = try fixture.count("refresh_tokens")
         #expect(left > 0 && left < 1200)
         #expect(try fixture.exists("grants", "grant_id", .text("big")))
-        #expect(try fixture.store.database.integrityCheck() == ["ok"])
+        #expect(try fixture.isIntact())
         let second = try purger.purge(RetentionPolicy(), at: Self.start)
         #expect(!second.interrupted && second.deleted[.refreshTokens] == left && second.deleted[.grants] == 1)
     }

@@ -9,14 +9,17 @@ import TestSupport
 final class PurgeFixture {
     static let now: Int64 = 1_800_000_000
     static let day: Int64 = 86_400
-    let store: Store
+    let storage: any GatehouseStorage
     let directory: TemporaryDirectory
+    /// SQLite's own handle, for the tests of its file maintenance (SQLite fixtures only).
+    var store: Store { storage.sqlite! }
     let clientID = "client-1"
     let userID = "auth0|purge"
 
     /// The application's access-token and idle lifetimes decide when a family dies.
-    init(accessTokenLifetime: Int = 3600, idleLifetime: Int = 15 * 86_400) throws {
-        (store, directory) = try makeTestStore()
+    init(_ backend: TestBackend = .sqlite, accessTokenLifetime: Int = 3600, idleLifetime: Int = 15 * 86_400) throws {
+        (storage, directory) = try makeTestStorage(backend)
+        let store = storage
         var client = Sample.client(clientID)
         client.accessTokenLifetime = accessTokenLifetime
         client.refreshIdleLifetime = idleLifetime
@@ -24,22 +27,25 @@ final class PurgeFixture {
         try SQLiteUserStore(store: store).create(Sample.user(userID, email: "purge@example.com"))
     }
 
-    deinit { store.close() }
+    deinit { storage.close() }
+
+    /// SQLite's integrity check, or true on PostgreSQL (which has none to run).
+    func isIntact() throws -> Bool { try storage.sqlite.map { try $0.database.integrityCheck() == ["ok"] } ?? true }
 
     func run(_ sql: String, _ values: [SQLValue] = []) throws {
-        _ = try store.database.write { try $0.run(sql, values) }
+        _ = try storage.records.sql.write { try $0.run(sql, values) }
     }
 
     func exists(_ table: String, _ column: String, _ key: SQLValue) throws -> Bool {
-        try store.database.read { try $0.queryOne("SELECT count(*) FROM \(table) WHERE \(column) = ?", [key])?.int(0) ?? 0 } > 0
+        try storage.records.sql.read { try $0.queryOne("SELECT count(*) FROM \(table) WHERE \(column) = ?", [key])?.int(0) ?? 0 } > 0
     }
 
     func count(_ table: String) throws -> Int {
-        try store.database.read { try $0.queryOne("SELECT count(*) FROM \(table)")?.int(0) ?? 0 }
+        try storage.records.sql.read { try $0.queryOne("SELECT count(*) FROM \(table)")?.int(0) ?? 0 }
     }
 
     func purge(at time: Int64 = PurgeFixture.now, _ policy: RetentionPolicy = RetentionPolicy()) throws -> PurgeReport {
-        var purger = Purger(store: store)
+        var purger = Purger(store: storage)
         purger.pause = .zero
         return try purger.purge(policy, at: Date(timeIntervalSince1970: TimeInterval(time)))
     }

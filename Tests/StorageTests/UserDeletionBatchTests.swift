@@ -3,17 +3,18 @@ import Model
 import SQLite
 import Storage
 import Testing
+import TestSupport
 
 /// `users delete` of a user with more refresh tokens than one transaction may delete: several
 /// short write transactions, every token gone and remembered, the user last.
 @Suite struct UserDeletionBatchTests {
-    @Test func aUserWithManyTokensIsDeletedInBatches() throws {
-        let stores = try RefreshStores(.sqlite)
-        let store = try #require(stores.store)
+    @Test(arguments: TestBackend.available) func aUserWithManyTokensIsDeletedInBatches(_ backend: TestBackend) throws {
+        let stores = try RefreshStores(backend == .sqlite ? .sqlite : .postgresql)
+        let store: any GatehouseStorage = backend == .sqlite ? try #require(stores.store) : try #require(stores.postgres)
         let perFamily = SQLiteUserStore.deletionBatch * 2 / 3
         for family in 0..<3 {
             try stores.family("grant-\(family)", session: nil)
-            try store.database.write { connection in
+            try store.records.sql.write { connection in
                 for generation in 0..<perFamily {
                     _ = try connection.run(
                         """
@@ -31,7 +32,7 @@ import Testing
         let holds = try SQLiteUserStore(store: store).delete(userID: stores.user.userID)
         // 3·perFamily tokens at `deletionBatch` a transaction, then the user's own.
         #expect(holds.transactions == (3 * perFamily) / SQLiteUserStore.deletionBatch + 2)
-        let counts = try store.database.read { connection in
+        let counts = try store.records.sql.read { connection in
             (try connection.queryOne("SELECT count(*) FROM refresh_tokens")?.int(0),
              try connection.queryOne("SELECT count(*) FROM deleted_user_refresh_tokens")?.int(0),
              try connection.queryOne("SELECT count(*) FROM users")?.int(0),

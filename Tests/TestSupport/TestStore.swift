@@ -22,3 +22,22 @@ public func makeSecondPostgresStore(like store: PostgresStore, maxConnections: I
     configuration.maxConnections = maxConnections
     return try PostgresStore(configuration)
 }
+
+/// The SQL backends a storage test runs on: both, unless `IDP_TEST_SKIP_POSTGRES=1`.
+public enum TestBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+    case sqlite, postgresql
+
+    public static var available: [TestBackend] { PostgresCluster.isSkipped ? [.sqlite] : [.sqlite, .postgresql] }
+    public var description: String { rawValue }
+}
+
+/// A migrated store of `backend`: an SQLite file in the returned directory, or a fresh database
+/// of the shared test cluster (the directory is then only kept for files a test writes).
+public func makeTestStorage(_ backend: TestBackend) throws -> (any GatehouseStorage, TemporaryDirectory) {
+    switch backend {
+    case .sqlite:
+        return try makeTestStore()
+    case .postgresql:
+        return (try makeTestPostgresStore(), try TemporaryDirectory("gatehouse-store"))
+    }
+}
