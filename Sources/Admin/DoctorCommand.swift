@@ -95,6 +95,21 @@ enum DoctorCommand {
 
         checks += emailChecks(settings)
 
+        if settings.isPostgreSQL {
+            let (postgres, schemaCurrent) = PostgresDoctorChecks.run(settings)
+            checks += postgres
+            if schemaCurrent {
+                do {
+                    let store = try StorageBackend.open(settings: settings, readers: 1, startupWait: .zero)
+                    defer { store.close() }
+                    checks += keyChecks(settings, store: store)
+                } catch {
+                    add("signing_keys", .fail, "\(error)")
+                }
+            }
+            return checks + remoteChecks(invocation, settings)
+        }
+
         // Database: exists, permissions, integrity, migrations.
         let databasePath = settings.database
         guard FileManager.default.fileExists(atPath: databasePath) else {
@@ -121,30 +136,10 @@ enum DoctorCommand {
             return checks + remoteChecks(invocation, settings)
         }
 
-        // Signing keys: the KEK file, decryption, active keys.
-        if settings.keyEncryptionKey == nil {
-            let kekPath = settings.effectiveKeyEncryptionKeyFile
-            if FileManager.default.fileExists(atPath: kekPath) {
-                checks.append(permissions("kek_permissions", kekPath, strict: true))
-            } else {
-                add("kek_permissions", .fail, "\(kekPath) does not exist and key_encryption_key is unset: the stored keys cannot be decrypted")
-            }
-        } else {
-            add("kek_permissions", .ok, "key-encryption key set inline (environment or config)")
-        }
         do {
             let store = try Store(path: databasePath, readers: 1)
             defer { store.close() }
-            let records = try SigningKeyStore(store: store).all()
-            let active = Set(records.filter { $0.status == .active }.map(\.algorithm))
-            let missing = ["RS256", "ES256"].filter { !active.contains($0) }
-            if !missing.isEmpty {
-                add("signing_keys", .fail, "no active \(missing.joined(separator: " and ")) key: run `idp-admin keys rotate --alg \(missing[0])` (or start idp once)")
-            } else {
-                let manager = try KeyManager.open(store: store, settings: settings)
-                let keys = try manager.keySet()
-                add("signing_keys", .ok, "\(keys.records.count) keys decrypt; active RS256 and ES256 present")
-            }
+            checks += keyChecks(settings, store: store)
         } catch {
             add("signing_keys", .fail, "\(error)")
         }
@@ -168,6 +163,37 @@ enum DoctorCommand {
             }
         }
         return checks + remoteChecks(invocation, settings)
+    }
+
+    /// Signing keys: the KEK file, decryption, an active key per algorithm (either backend).
+    static func keyChecks(_ settings: Settings, store: some SQLStorage) -> [Check] {
+        var checks: [Check] = []
+        func add(_ name: String, _ verdict: Check.Verdict, _ message: String) { checks.append(Check(name: name, verdict: verdict, message: message)) }
+        if settings.keyEncryptionKey == nil {
+            let kekPath = settings.effectiveKeyEncryptionKeyFile
+            if FileManager.default.fileExists(atPath: kekPath) {
+                checks.append(permissions("kek_permissions", kekPath, strict: true))
+            } else {
+                add("kek_permissions", .fail, "\(kekPath) does not exist and key_encryption_key is unset: the stored keys cannot be decrypted")
+            }
+        } else {
+            add("kek_permissions", .ok, "key-encryption key set inline (environment or config)")
+        }
+        do {
+            let records = try SigningKeyStore(store: store).all()
+            let active = Set(records.filter { $0.status == .active }.map(\.algorithm))
+            let missing = ["RS256", "ES256"].filter { !active.contains($0) }
+            if !missing.isEmpty {
+                add("signing_keys", .fail, "no active \(missing.joined(separator: " and ")) key: run `idp-admin keys rotate --alg \(missing[0])` (or start idp once)")
+            } else {
+                let manager = try KeyManager.open(store: store, settings: settings)
+                let keys = try manager.keySet()
+                add("signing_keys", .ok, "\(keys.records.count) keys decrypt; active RS256 and ES256 present")
+            }
+        } catch {
+            add("signing_keys", .fail, "\(error)")
+        }
+        return checks
     }
 
     /// The email transport as configured (the delivery itself is `idp-admin email test`'s job).
