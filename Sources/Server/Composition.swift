@@ -145,9 +145,13 @@ struct Composition: Sendable {
             try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
                                               grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
-        revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
-        introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
-                                         keys: keys, opaqueTokens: opaque, clock: clock)
+        var revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
+        revoker.familyMAC = refreshTokens.familyMAC
+        self.revoker = revoker
+        var introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
+                                             keys: keys, opaqueTokens: opaque, clock: clock)
+        introspector.familyMAC = refreshTokens.familyMAC
+        self.introspector = introspector
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
     }
 

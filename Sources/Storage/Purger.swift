@@ -46,6 +46,10 @@ public struct Purger: Sendable {
     public var window = 2000
     /// Sleep between write transactions.
     public var pause: Duration = .milliseconds(2)
+    /// A write transaction stops taking rows once it has held the lock this long (and commits what
+    /// it did): on a large database a row's delete can cost far more than the average (cold pages,
+    /// foreign-key checks), and the lock must never be held for more than a few milliseconds.
+    public var batchTime: Duration = .milliseconds(2)
 
     public init(store: Store) { database = store.database }
 
@@ -137,19 +141,27 @@ public struct Purger: Sendable {
         }
     }
 
-    /// Deletes `keys` (at most one batch) in one write transaction; returns the rows deleted.
+    /// Deletes `keys` (at most one batch), in as many write transactions as `batchTime` needs;
+    /// returns the rows deleted.
     private func delete(_ keys: ArraySlice<SQLValue>, _ rule: PurgeRule, _ report: inout PurgeReport) throws -> Int {
         let count = rule.delete.highestParameter
-        let (deleted, held) = try database.timedWrite { connection in
-            var deleted = 0
-            for key in keys {
-                deleted += try connection.run(rule.delete, Array(([key, .null] + rule.bindings).prefix(count)))
+        var next = keys.startIndex
+        var total = 0
+        while next < keys.endIndex {
+            let (deleted, held) = try database.timedWrite { connection in
+                let started = ContinuousClock.now
+                var deleted = 0
+                repeat {
+                    deleted += try connection.run(rule.delete, Array(([keys[next], .null] + rule.bindings).prefix(count)))
+                    next += 1
+                } while next < keys.endIndex && ContinuousClock.now - started < batchTime
+                return deleted
             }
-            return deleted
+            report.record(rule.table, deleted, held: held)
+            total += deleted
+            rest()
         }
-        report.record(rule.table, deleted, held: held)
-        rest()
-        return deleted
+        return total
     }
 
     // MARK: - Token families
@@ -181,8 +193,11 @@ public struct Purger: Sendable {
             var tokens = 0
             var families = 0
             let (_, held) = try database.timedWrite { connection in
+                let started = ContinuousClock.now
                 var budget = batchSize
-                while budget > 0, next < grants.count {
+                var worked = false
+                while budget > 0, next < grants.count, !worked || ContinuousClock.now - started < batchTime {
+                    worked = true
                     let grant = grants[next]
                     guard try connection.queryOne(FamilyRule.stillDue, Array(([grant, .null] + bindings).prefix(check))) != nil else {
                         next += 1
@@ -192,6 +207,7 @@ public struct Purger: Sendable {
                     tokens += removed
                     budget -= removed
                     if removed == 0 {
+                        tokens += try connection.run(FamilyRule.deleteFamilyRow, [grant])
                         families += try connection.run(FamilyRule.deleteGrant, [grant])
                         budget -= 1
                         next += 1

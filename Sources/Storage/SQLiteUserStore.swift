@@ -166,12 +166,7 @@ public struct SQLiteUserStore: UserStore {
                         (SELECT token_hash FROM deleted_user_refresh_tokens WHERE expires_at <= ?1 LIMIT ?2)
                     """, [.integer(now), .integer(Int64(Self.deletionBatch))])
                 // Tokens rotated in since the last batch (a handful at most) go with the cascade.
-                _ = try connection.run(
-                    """
-                    INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
-                    SELECT token_hash, expires_at FROM refresh_tokens
-                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
-                    """, [.text(userID), .integer(now)])
+                try Self.rememberRemainingTokens(userID: userID, now: now, on: connection)
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
                 }
@@ -181,31 +176,45 @@ public struct SQLiteUserStore: UserStore {
         return holds
     }
 
-    /// One batch of the user's refresh tokens: remembered (digest and expiry) while they could still
-    /// be presented, then deleted by primary key. Returns how many were deleted.
-    /// The user's refresh tokens, `deletionBatch` per write transaction (each remembered by digest
-    /// while it could still be presented), so no deletion holds the write lock for long. Shared with
-    /// account deletion (`SQLiteAccountDeletion`), which deletes the rest in one transaction after.
-    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: any SQLDatabase, holds: inout WriteHolds) throws {
-        while true {
-            let (removed, held) = try database.timedWrite { connection in
-                try Self.deleteTokenBatch(userID: userID, now: now, on: connection)
+    /// The user's refresh tokens and grants in short write transactions, each stopping at
+    /// `deletionBatch` rows or `deletionBatchTime`, whichever comes first, so no deletion holds the
+    /// write lock for long: first the older tokens (`refresh_tokens`, each remembered by digest while
+    /// it could still be presented), then the grants, each with its one-row family (remembered by
+    /// `RefreshTokenKey.tombstone` while it could still be refreshed). Shared with account deletion
+    /// (`SQLiteAccountDeletion`), which deletes the rest in one transaction after. Returns how many
+    /// of the deleted grants were live.
+    @discardableResult
+    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: any SQLDatabase, holds: inout WriteHolds) throws -> Int {
+        var live = 0
+        for step in [deleteTokenBatch, deleteGrantBatch] {
+            while true {
+                let ((more, liveGrants), held) = try database.timedWrite { connection in
+                    try step(userID, now, connection)
+                }
+                holds.record(held)
+                live += liveGrants
+                guard more else { break }
+                // Lets the daemon's writers, polling every millisecond, take the lock between batches.
+                Purger.sleep(.milliseconds(2))
             }
-            holds.record(held)
-            if removed < Self.deletionBatch { break }
-            // Lets the daemon's writers, polling every millisecond, take the lock between batches.
-            Purger.sleep(.milliseconds(2))
         }
+        return live
     }
 
-    private static func deleteTokenBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> Int {
+    /// Longest a deletion batch goes on taking rows (it then commits what it did).
+    static let deletionBatchTime: Duration = .milliseconds(2)
+
+    /// One batch of older refresh tokens; whether more may be left.
+    private static func deleteTokenBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> (Bool, Int) {
+        let started = ContinuousClock.now
         // Through the user's grants (an index range each), never a pass over every refresh token.
         let rows = try connection.query(
             """
             SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
             WHERE g.user_id = ?1 LIMIT ?2
             """, [.text(userID), .integer(Int64(deletionBatch))])
-        for row in rows {
+        for (index, row) in rows.enumerated() {
+            if index > 0, ContinuousClock.now - started >= deletionBatchTime { return (true, 0) }
             let expires = try row.int64("expires_at")
             if expires > now {
                 _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
@@ -214,7 +223,47 @@ public struct SQLiteUserStore: UserStore {
             _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
                                    [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
         }
-        return rows.count
+        return (rows.count == deletionBatch, 0)
+    }
+
+    /// One batch of grants (each with its one-row family, by cascade); whether more may be left,
+    /// and how many of them were live.
+    private static func deleteGrantBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> (Bool, Int) {
+        let started = ContinuousClock.now
+        let rows = try connection.query(
+            """
+            SELECT g.grant_id, g.revoked_at, f.expires_at FROM grants g LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
+            WHERE g.user_id = ?1 LIMIT ?2
+            """, [.text(userID), .integer(Int64(deletionBatch))])
+        var live = 0
+        for (index, row) in rows.enumerated() {
+            if index > 0, ContinuousClock.now - started >= deletionBatchTime { return (true, live) }
+            let grantID = try row.string("grant_id")
+            if let expires = try row.get("expires_at", as: Int64?.self), expires > now {
+                _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
+                                       [.text(RefreshTokenKey.tombstone(grantID: grantID)), .integer(expires)])
+            }
+            if try row.isNull("revoked_at") { live += 1 }
+            _ = try connection.run("DELETE FROM grants WHERE grant_id = ?", [.text(grantID)])
+        }
+        return (rows.count == deletionBatch, live)
+    }
+
+    /// Tombstones for the user's refresh tokens and families issued since the batches, inside the
+    /// final transaction (a handful at most; the cascade then deletes them).
+    static func rememberRemainingTokens(userID: String, now: Int64, on connection: any SQLConnection) throws {
+        _ = try connection.run(
+            """
+            INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+            SELECT token_hash, expires_at FROM refresh_tokens
+            WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
+            """, [.text(userID), .integer(now)])
+        _ = try connection.run(
+            """
+            INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at)
+            SELECT ?3 || f.grant_id, f.expires_at FROM grants g JOIN refresh_families f ON f.grant_id = g.grant_id
+            WHERE g.user_id = ?1 AND f.expires_at > ?2
+            """, [.text(userID), .integer(now), .text(RefreshTokenKey.tombstone(grantID: ""))])
     }
 
     /// Inserts a user inside the caller's transaction.
