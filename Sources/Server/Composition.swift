@@ -128,7 +128,7 @@ struct Composition: Sendable {
         self.flow = flow
 
         let refreshTokens = RefreshTokens(store: SQLiteRefreshTokenStore(store: store),
-                                          successorKey: keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1"),
+                                          successorKey: keyRing.derivedKey(purpose: RefreshTokens.successorKeyPurpose),
                                           sessions: sessionStore, familyReader: SQLiteRefreshTokenFamilyReader(store: store))
         var tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
                                    minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), opaqueTokens: opaque, clock: clock),

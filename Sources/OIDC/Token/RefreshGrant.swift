@@ -23,6 +23,8 @@ public struct RefreshTokens: Sendable {
     /// Checks and computes `rt2` values; revocation and introspection need it too.
     public let familyMAC: RefreshFamilyMAC
     let successorKey: [UInt8]
+    /// What the daemon derives `successorKey` from the key-encryption key under.
+    public static let successorKeyPurpose = "gatehouse refresh-token successor key v1"
     /// Seconds between two recordings of a session's activity by refreshes.
     public static let activityResolution: TimeInterval = 60
 
