@@ -188,66 +188,84 @@ public struct SQLiteUserStore: UserStore {
         var live = 0
         for step in [deleteTokenBatch, deleteGrantBatch] {
             while true {
-                let ((more, liveGrants), held) = try database.timedWrite { connection in
-                    try step(userID, now, connection)
+                // The batch's rows are found on a reader, outside the write lock: on a large
+                // database finding them costs cold page reads, which no writer should wait for.
+                let rows = try database.read { connection in try step.candidates(userID, connection) }
+                guard !rows.isEmpty else { break }
+                var next = rows.startIndex
+                while next < rows.endIndex {
+                    let (liveGrants, held) = try database.timedWrite { connection in
+                        try step.delete(rows, &next, userID, now, connection)
+                    }
+                    holds.record(held)
+                    live += liveGrants
+                    // Lets the daemon's writers, polling every millisecond, take the lock between batches.
+                    Purger.sleep(.milliseconds(2))
                 }
-                holds.record(held)
-                live += liveGrants
-                guard more else { break }
-                // Lets the daemon's writers, polling every millisecond, take the lock between batches.
-                Purger.sleep(.milliseconds(2))
+                if rows.count < deletionBatch { break }
             }
         }
         return live
     }
 
+    typealias BatchStep = (candidates: @Sendable (String, any SQLConnection) throws -> [Row],
+                           delete: @Sendable ([Row], inout Int, String, Int64, any SQLConnection) throws -> Int)
+
+    static let deleteTokenBatch: BatchStep = (
+        candidates: { userID, connection in
+            // Through the user's grants (an index range each), never a pass over every refresh token.
+            try connection.query(
+                """
+                SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
+                WHERE g.user_id = ?1 LIMIT ?2
+                """, [.text(userID), .integer(Int64(deletionBatch))])
+        },
+        delete: { rows, next, userID, now, connection in
+            let started = ContinuousClock.now
+            repeat {
+                let row = rows[next]
+                let expires = try row.int64("expires_at")
+                if expires > now {
+                    _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
+                                           [.text(try row.string("token_hash")), .integer(expires)])
+                }
+                _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
+                                       [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
+                next += 1
+            } while next < rows.endIndex && ContinuousClock.now - started < deletionBatchTime
+            return 0
+        })
+
+    /// Grants with their one-row families (by cascade), each live family remembered by its tombstone key.
+    static let deleteGrantBatch: BatchStep = (
+        candidates: { userID, connection in
+            try connection.query(
+                """
+                SELECT g.grant_id, g.revoked_at, f.expires_at FROM grants g LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
+                WHERE g.user_id = ?1 LIMIT ?2
+                """, [.text(userID), .integer(Int64(deletionBatch))])
+        },
+        delete: { rows, next, userID, now, connection in
+            let started = ContinuousClock.now
+            var live = 0
+            repeat {
+                let row = rows[next]
+                let grantID = try row.string("grant_id")
+                // Read outside the lock: the family's expiry as then, and a family created since is
+                // remembered by the final transaction (`rememberRemainingTokens`).
+                if let expires = try row.get("expires_at", as: Int64?.self), expires > now {
+                    _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
+                                           [.text(RefreshTokenKey.tombstone(grantID: grantID)), .integer(expires)])
+                }
+                let deleted = try connection.run("DELETE FROM grants WHERE grant_id = ? AND user_id = ?", [.text(grantID), .text(userID)])
+                if deleted == 1, try row.isNull("revoked_at") { live += 1 }
+                next += 1
+            } while next < rows.endIndex && ContinuousClock.now - started < deletionBatchTime
+            return live
+        })
+
     /// Longest a deletion batch goes on taking rows (it then commits what it did).
     static let deletionBatchTime: Duration = .milliseconds(2)
-
-    /// One batch of older refresh tokens; whether more may be left.
-    private static func deleteTokenBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> (Bool, Int) {
-        let started = ContinuousClock.now
-        // Through the user's grants (an index range each), never a pass over every refresh token.
-        let rows = try connection.query(
-            """
-            SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
-            WHERE g.user_id = ?1 LIMIT ?2
-            """, [.text(userID), .integer(Int64(deletionBatch))])
-        for (index, row) in rows.enumerated() {
-            if index > 0, ContinuousClock.now - started >= deletionBatchTime { return (true, 0) }
-            let expires = try row.int64("expires_at")
-            if expires > now {
-                _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
-                                       [.text(try row.string("token_hash")), .integer(expires)])
-            }
-            _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
-                                   [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
-        }
-        return (rows.count == deletionBatch, 0)
-    }
-
-    /// One batch of grants (each with its one-row family, by cascade); whether more may be left,
-    /// and how many of them were live.
-    private static func deleteGrantBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> (Bool, Int) {
-        let started = ContinuousClock.now
-        let rows = try connection.query(
-            """
-            SELECT g.grant_id, g.revoked_at, f.expires_at FROM grants g LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
-            WHERE g.user_id = ?1 LIMIT ?2
-            """, [.text(userID), .integer(Int64(deletionBatch))])
-        var live = 0
-        for (index, row) in rows.enumerated() {
-            if index > 0, ContinuousClock.now - started >= deletionBatchTime { return (true, live) }
-            let grantID = try row.string("grant_id")
-            if let expires = try row.get("expires_at", as: Int64?.self), expires > now {
-                _ = try connection.run("INSERT OR IGNORE INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?)",
-                                       [.text(RefreshTokenKey.tombstone(grantID: grantID)), .integer(expires)])
-            }
-            if try row.isNull("revoked_at") { live += 1 }
-            _ = try connection.run("DELETE FROM grants WHERE grant_id = ?", [.text(grantID)])
-        }
-        return (rows.count == deletionBatch, live)
-    }
 
     /// Tombstones for the user's refresh tokens and families issued since the batches, inside the
     /// final transaction (a handful at most; the cascade then deletes them).
