@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),
         // Micro-benchmarks driven by scripts/bench (never timed in unit tests).
-        .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage", "Model"]),
+        .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage", "Model", "OIDC"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "PostgreSQL", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),

@@ -25,11 +25,16 @@ public struct RefreshToken: Sendable, Equatable {
     /// (`RefreshTokenKey.position`), which is then stored to be found there; nil on insert for a
     /// token found by its digest alone. A stored token read back always has it.
     public var generation: Int?
+    /// Set on a token of a family stored as one row (migration 0017, `RefreshTokenKey.family`): the
+    /// family's random salt, which the token's MAC covers. Such a token's `tokenHash` is its name
+    /// (`RefreshTokenKey.name`), not a digest: nothing secret of it is stored.
+    public var familySalt: [UInt8]?
 
     public init(tokenHash: String, grantID: String, clientID: String, userID: String, scope: String, issuedAt: Date,
                 expiresAt: Date, lastUsedAt: Date? = nil, rotatedAt: Date? = nil, successorHash: String? = nil,
-                revokedAt: Date? = nil, generation: Int? = nil) {
+                revokedAt: Date? = nil, generation: Int? = nil, familySalt: [UInt8]? = nil) {
         self.tokenHash = tokenHash
+        self.familySalt = familySalt
         self.generation = generation
         self.grantID = grantID
         self.clientID = clientID
@@ -86,14 +91,42 @@ public struct RefreshTokenKey: Sendable, Hashable {
         }
     }
 
-    /// SHA-256 hex of the whole presented value.
+    /// SHA-256 hex of the whole presented value; for a family token (`inFamilyRow`), its name.
     public let tokenHash: String
     public let position: Position?
+    /// The token belongs to a family stored as one row (`rt2.…`, migration 0017): found at its
+    /// family's row, its MAC checked by the protocol core, which alone holds the key.
+    public let inFamilyRow: Bool
 
     public init(tokenHash: String, position: Position? = nil) {
         self.tokenHash = tokenHash
         self.position = position
+        inFamilyRow = false
     }
+
+    /// The token at `generation` of the one-row family `grantID`.
+    public static func family(grantID: String, generation: Int) -> RefreshTokenKey {
+        RefreshTokenKey(name: name(grantID: grantID, generation: generation), position: Position(grantID: grantID, generation: generation))
+    }
+
+    private init(name: String, position: Position) {
+        tokenHash = name
+        self.position = position
+        inFamilyRow = true
+    }
+
+    /// A family token's name: what stands in its `tokenHash` and its predecessor's `successorHash`.
+    /// Public knowledge (the value's first three parts), never a secret.
+    public static func name(grantID: String, generation: Int) -> String { "rt2.\(grantID).\(generation)" }
+
+    /// The key a deleted user's tombstone is found under (`deleted_user_refresh_tokens`): a one-row
+    /// family's tokens share one, named by their grant; older tokens have their digest.
+    public var tombstone: String {
+        guard inFamilyRow, let position else { return tokenHash }
+        return Self.tombstone(grantID: position.grantID)
+    }
+
+    public static func tombstone(grantID: String) -> String { "family." + grantID }
 
     /// Whether `token` is the one this key names: the same digest, and the same place when the key names one.
     public func matches(_ token: RefreshToken) -> Bool {

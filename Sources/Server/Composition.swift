@@ -128,7 +128,7 @@ struct Composition: Sendable {
         self.flow = flow
 
         let refreshTokens = RefreshTokens(store: SQLiteRefreshTokenStore(store: store),
-                                          successorKey: keyRing.derivedKey(purpose: "gatehouse refresh-token successor key v1"),
+                                          successorKey: keyRing.derivedKey(purpose: RefreshTokens.successorKeyPurpose),
                                           sessions: sessionStore, familyReader: SQLiteRefreshTokenFamilyReader(store: store))
         var tokens = TokenEndpoint(issuer: issuer, clients: clients, codes: codes, grants: grants, users: users, clock: clock,
                                    minter: TokenMinter(issuer: issuer, signer: KeyRingSigner(keyRing: keyRing), opaqueTokens: opaque, clock: clock),
@@ -145,9 +145,13 @@ struct Composition: Sendable {
             try AccessTokenValidator.validate(bearer: bearer, keys: keyRing.current.verificationKey, opaque: opaque, issuer: issuer,
                                               grants: grants, users: users, clock: clock, holders: holders, audience: audience)
         }
-        revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
-        introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
-                                         keys: keys, opaqueTokens: opaque, clock: clock)
+        var revoker = TokenRevoker(issuer: issuer, clients: clients, grants: grants, lookup: lifecycle, keys: keys, opaqueTokens: opaque, clock: clock)
+        revoker.familyMAC = refreshTokens.familyMAC
+        self.revoker = revoker
+        var introspector = TokenIntrospector(issuer: issuer, clients: clients, grants: grants, users: users, apis: apis, lookup: lifecycle,
+                                             keys: keys, opaqueTokens: opaque, clock: clock)
+        introspector.familyMAC = refreshTokens.familyMAC
+        self.introspector = introspector
         logoutPolicy = LogoutPolicy(issuer: issuer, clients: clients, hintKeys: keys)
     }
 

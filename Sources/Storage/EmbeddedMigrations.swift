@@ -642,6 +642,32 @@ CREATE INDEX sessions_live_by_expiry ON sessions (expires_at, ended_at) WHERE en
 """##,
             checksum: "58e80aa201a6e7784744683e41b7daf7ef859e3244d084996e4361b7c088c2b1"
         ),
+        Migration(
+            version: 17,
+            name: "refresh_families",
+            sql: ##"""
+-- 0017_refresh_families: one row per refresh-token family, whatever its generation (issue #18).
+--
+-- A token issued from now on is `rt2.<grant_id>.<generation>.<mac>` (OIDC RefreshTokenValue): the
+-- MAC, under a key derived from the key-encryption key, covers the grant, the generation and this
+-- family's salt, so nothing secret is stored and a rotation is one conditional UPDATE of this row
+-- (generation + 1 WHERE generation is the presented one): no INSERT, no index entry, and no row
+-- kept per rotated token, since a valid MAC at an older generation is itself the proof of reuse.
+-- The family is revoked with its grant (grants.revoked_at), so every revocation path already
+-- covers it. No secondary index: every column that changes on rotation stays out of indexes.
+-- Tokens issued before (refresh_tokens, rt1 and digest-only) keep working and rotate into a row here.
+CREATE TABLE refresh_families (
+    grant_id    TEXT PRIMARY KEY REFERENCES grants (grant_id) ON DELETE CASCADE,
+    generation  INTEGER NOT NULL,   -- the one live token's; every lower one was rotated
+    salt        BLOB NOT NULL,      -- random per family, mixed into every MAC of it
+    issued_at   INTEGER NOT NULL,   -- the family's first token
+    expires_at  INTEGER NOT NULL,   -- absolute lifetime of the family
+    rotated_at  INTEGER             -- last rotation (the live token's issue; the idle window counts from it)
+) WITHOUT ROWID;
+
+"""##,
+            checksum: "45895b06c37ed2a4b5310eaa15c6d458317d539ad358d627179c40134a83a9cd"
+        ),
     ]
 
     /// The PostgreSQL schema, numbered in step with `all` (Migrations/postgresql).
@@ -1177,6 +1203,25 @@ CREATE INDEX sessions_live_by_expiry ON sessions (expires_at, ended_at) WHERE en
 
 """#,
             checksum: "18f4ca68543f6eb35286d9e7d2d649b64ff1862f520b5a639f8c2b2f0b3fc4ab"
+        ),
+        Migration(
+            version: 17,
+            name: "refresh_families",
+            sql: #"""
+-- 0017_refresh_families (PostgreSQL): one row per refresh-token family, as
+-- Migrations/0017_refresh_families.sql. No column of it is indexed but the key and there is room
+-- left on each page, so a rotation's UPDATE is a heap-only tuple update.
+CREATE TABLE refresh_families (
+    grant_id    TEXT PRIMARY KEY REFERENCES grants (grant_id) ON DELETE CASCADE,
+    generation  BIGINT NOT NULL,
+    salt        BYTEA NOT NULL,
+    issued_at   BIGINT NOT NULL,
+    expires_at  BIGINT NOT NULL,
+    rotated_at  BIGINT
+) WITH (fillfactor = 80);
+
+"""#,
+            checksum: "40cbea3604a09b933a08f1e8c704dd82fcdbb22aea66836884dff31d61ad3739"
         ),
     ]
 }

@@ -46,6 +46,10 @@ public struct Purger: Sendable {
     public var window = 2000
     /// Sleep between write transactions.
     public var pause: Duration = .milliseconds(2)
+    /// A write transaction stops taking rows once it has held the lock this long (and commits what
+    /// it did): on a large database a row's delete can cost far more than the average (cold pages,
+    /// foreign-key checks), and the lock must never be held for more than a few milliseconds.
+    public var batchTime: Duration = .milliseconds(2)
 
     public init(store: some SQLStorage) { database = store.records.sql }
 
@@ -137,26 +141,36 @@ public struct Purger: Sendable {
         }
     }
 
-    /// Deletes `keys` (at most one batch) in one write transaction; returns the rows deleted.
-    /// SQLite: one statement per key (each a B-tree seek on the writer, no round trip). PostgreSQL:
-    /// one statement for the batch (`PurgeRule.deleteMany`), since a statement per key is a network
+    /// Deletes `keys` (at most one batch), in as many write transactions as `batchTime` needs;
+    /// returns the rows deleted. SQLite: one statement per key (each a B-tree seek on the writer,
+    /// no round trip), until the transaction has held the lock `batchTime`. PostgreSQL: one
+    /// statement for the batch (`PurgeRule.deleteMany`), since a statement per key is a network
     /// round trip per key and 200 of them would keep the transaction open for tens of milliseconds.
     private func delete(_ keys: ArraySlice<SQLValue>, _ rule: PurgeRule, _ report: inout PurgeReport) throws -> Int {
         let count = rule.delete.highestParameter
-        let (deleted, held) = try database.timedWrite { connection in
-            if connection.dialect == .postgresql {
-                let values = Array(([Self.unread, Self.unread] + rule.bindings).prefix(count)) + keys
-                return try connection.run(rule.deleteMany(keys.count, after: count), values)
+        var next = keys.startIndex
+        var total = 0
+        while next < keys.endIndex {
+            let (deleted, held) = try database.timedWrite { connection in
+                if connection.dialect == .postgresql {
+                    let values = Array(([Self.unread, Self.unread] + rule.bindings).prefix(count)) + keys[next...]
+                    let deleted = try connection.run(rule.deleteMany(keys.endIndex - next, after: count), values)
+                    next = keys.endIndex
+                    return deleted
+                }
+                let started = ContinuousClock.now
+                var deleted = 0
+                repeat {
+                    deleted += try connection.run(rule.delete, Array(([keys[next], Self.unread] + rule.bindings).prefix(count)))
+                    next += 1
+                } while next < keys.endIndex && ContinuousClock.now - started < batchTime
+                return deleted
             }
-            var deleted = 0
-            for key in keys {
-                deleted += try connection.run(rule.delete, Array(([key, Self.unread] + rule.bindings).prefix(count)))
-            }
-            return deleted
+            report.record(rule.table, deleted, held: held)
+            total += deleted
+            rest()
         }
-        report.record(rule.table, deleted, held: held)
-        rest()
-        return deleted
+        return total
     }
 
     // MARK: - Token families
@@ -189,8 +203,11 @@ public struct Purger: Sendable {
             var tokens = 0
             var families = 0
             let (_, held) = try database.timedWrite { connection in
+                let started = ContinuousClock.now
                 var budget = batchSize
-                while budget > 0, next < grants.count {
+                var worked = false
+                while budget > 0, next < grants.count, !worked || ContinuousClock.now - started < batchTime {
+                    worked = true
                     let grant = grants[next]
                     guard try connection.queryOne(stillDue, Array(([grant, Self.unread] + bindings).prefix(check))) != nil else {
                         next += 1
@@ -200,6 +217,7 @@ public struct Purger: Sendable {
                     tokens += removed
                     budget -= removed
                     if removed == 0 {
+                        tokens += try connection.run(FamilyRule.deleteFamilyRow, [grant])
                         families += try connection.run(FamilyRule.deleteGrant, [grant])
                         budget -= 1
                         next += 1

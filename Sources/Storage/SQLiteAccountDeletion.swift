@@ -5,7 +5,7 @@ import SQLite
 
 /// Deletes an account and what is theirs in one write transaction (README "Account deletion"):
 /// queues the revocation of each stored Apple refresh token (`SQLiteUpstreamRevocationQueue`),
-/// remembers the digests of their live refresh tokens (so a refresh says the user is gone), deletes
+/// remembers their live refresh tokens (digests, or a family's tombstone key, so a refresh says the user is gone), deletes
 /// the user row — foreign keys take sessions, grants, refresh tokens, codes, identities and password
 /// history with it —, their one-time codes and queued mail, and rewrites their audit events to a
 /// pseudonymous id with no email, so the audit trail keeps what happened but not to whom.
@@ -45,7 +45,8 @@ public struct SQLiteAccountDeletion: AccountDeleter {
             guard try database.read({ try $0.queryOne("SELECT 1 FROM users WHERE user_id = ?", [.text(userID)]) }) != nil else {
                 throw StorageError.notFound("user \(userID)")
             }
-            try SQLiteUserStore.deleteRefreshTokensInBatches(userID: userID, now: now, database: database, holds: &holds)
+            let liveGrantsDeleted = try SQLiteUserStore.deleteRefreshTokensInBatches(userID: userID, now: now, database: database,
+                                                                                     holds: &holds)
             let (result, held) = try database.timedWrite { db in
                 guard let user = try SQLiteUserStore.find(userID: userID, on: db) else { throw StorageError.notFound("user \(userID)") }
                 let identities = try db.query(
@@ -64,16 +65,11 @@ public struct SQLiteAccountDeletion: AccountDeleter {
                     queued += 1
                 }
                 let sessions = try db.queryOne("SELECT count(*) FROM sessions WHERE user_id = ?1 AND ended_at IS NULL", [.text(userID)])?.int(0) ?? 0
-                let grants = try db.queryOne("SELECT count(*) FROM grants WHERE user_id = ?1 AND revoked_at IS NULL", [.text(userID)])?.int(0) ?? 0
+                let grants = liveGrantsDeleted
+                    + (try db.queryOne("SELECT count(*) FROM grants WHERE user_id = ?1 AND revoked_at IS NULL", [.text(userID)])?.int(0) ?? 0)
                 // Tokens rotated in since the batches: their digests, so a refresh says the user is gone.
                 _ = try db.run("DELETE FROM deleted_user_refresh_tokens WHERE expires_at <= ?", [.integer(now)])
-                _ = try db.run(
-                    """
-                    INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
-                    SELECT token_hash, expires_at FROM refresh_tokens
-                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
-                    ON CONFLICT DO NOTHING
-                    """, [.text(userID), .integer(now)])
+                try SQLiteUserStore.rememberRemainingTokens(userID: userID, now: now, on: db)
                 // Keyed by address, not by user: only the database connection's user owns the address's codes.
                 if user.connection == nil {
                     _ = try db.run("DELETE FROM one_time_codes WHERE email_key = ?1", [.text(User.emailKey(user.email))])

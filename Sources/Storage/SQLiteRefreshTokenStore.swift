@@ -3,14 +3,19 @@ import FoundationEssentials
 import Model
 import SQLite
 
-/// Refresh tokens in SQLite. A token whose value names its place (`RefreshTokenKey.position`,
-/// migration 0015) is found by the primary key (grant_id, generation) and its digest checked
-/// there, so a rotation writes the family's page and no index of random digests; an older token
-/// is found by its digest (`refresh_tokens_by_hash`, which covers those alone). Rotation is one
-/// `BEGIN IMMEDIATE` transaction: a conditional UPDATE (`rotated_at IS NULL AND revoked_at IS NULL`)
-/// picks the single winner by `changes()`, and the successor is inserted in the same transaction,
-/// so a failure between "consume the old token" and "insert the new one" leaves the old token
-/// live (negative-tests K03).
+/// Refresh tokens on any SQL backend.
+///
+/// A family issued since migration 0017 is one row of `refresh_families` (`RefreshTokenKey.family`):
+/// its current generation, salt, lifetimes and last rotation; its revocation is its grant's. A
+/// token of it is read as that row seen from the token's generation (`SQLiteRefreshFamilies`), and
+/// a rotation is one conditional UPDATE (`generation = g + 1 WHERE generation = g` and the grant
+/// live) whose `changes()` picks the single winner: no INSERT, no index entry.
+///
+/// Older tokens stay in `refresh_tokens`: `rt1.…` values by the primary key (grant_id, generation)
+/// with their digest checked there (migration 0015), digest-only ones by `refresh_tokens_by_hash`.
+/// Their rotation marks the row rotated and, in the same `BEGIN IMMEDIATE` transaction, creates the
+/// family row their successor lives in (when the successor carries a salt), so a failure between
+/// "consume the old token" and "store the new one" leaves the old token live (negative-tests K03).
 public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     let database: any SQLDatabase
 
@@ -34,23 +39,32 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
             try database.write { connection in
-                let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
-                let changed = if let position = key.position {
-                    try connection.run(
-                        """
-                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                        WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
-                            AND rotated_at IS NULL AND revoked_at IS NULL
-                        """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
+                let changed: Int
+                if key.inFamilyRow, let position = key.position {
+                    changed = try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
                 } else {
-                    try connection.run(
-                        """
-                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                        WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
-                        """, changes)
+                    let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
+                    changed = if let position = key.position {
+                        try connection.run(
+                            """
+                            UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                            WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
+                                AND rotated_at IS NULL AND revoked_at IS NULL
+                            """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
+                    } else {
+                        try connection.run(
+                            """
+                            UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                            WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
+                            """, changes)
+                    }
                 }
                 guard let presented = try Self.find(key, on: connection) else { return .unknown }
                 if changed == 1 {
+                    if key.inFamilyRow {
+                        guard let next = try Self.storedSuccessor(of: presented, on: connection) else { return .unknown }
+                        return .rotated(presented: presented, successor: next)
+                    }
                     try Self.insert(successor, into: connection)
                     return .rotated(presented: presented, successor: successor)
                 }
@@ -66,16 +80,21 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
+    /// Older tokens are marked; a one-row family dies with its grant, which is revoked here too.
     public func revokeFamily(grantID: String, at time: Date) throws(StorageError) {
         try mapStorageErrors {
             try database.write { connection in
                 _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
                                        [SQLValue(date: time), .text(grantID)])
+                if try connection.queryOne("SELECT 1 FROM refresh_families WHERE grant_id = ?", [.text(grantID)]) != nil {
+                    try SQLiteGrantStore.revoke(grantID: grantID, at: time, reason: "refresh-token family revoked", on: connection)
+                }
             }
         }
     }
 
-    /// Reads the tombstones `SQLiteUserStore.delete` leaves (migration 0008).
+    /// Reads the tombstones `SQLiteUserStore.delete` leaves (migration 0008); a one-row family's
+    /// tokens are asked for by `RefreshTokenKey.tombstone`.
     public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool {
         try mapStorageErrors {
             try database.read { connection in
@@ -85,6 +104,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
+    /// One-row families count one live token each; older families their unused tokens.
     public func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int] {
         try mapStorageErrors {
             try database.read { connection in
@@ -92,22 +112,29 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                     """
                     SELECT g.session_id AS session_id, COUNT(*) AS live
                     FROM refresh_tokens r JOIN grants g ON g.grant_id = r.grant_id
-                    WHERE g.user_id = ? AND g.session_id IS NOT NULL AND g.revoked_at IS NULL
-                        AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > ?
+                    WHERE g.user_id = ?1 AND g.session_id IS NOT NULL AND g.revoked_at IS NULL
+                        AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > ?2
+                    GROUP BY g.session_id
+                    UNION ALL
+                    SELECT g.session_id AS session_id, COUNT(*) AS live
+                    FROM grants g JOIN refresh_families f ON f.grant_id = g.grant_id
+                    WHERE g.user_id = ?1 AND g.session_id IS NOT NULL AND g.revoked_at IS NULL AND f.expires_at > ?2
                     GROUP BY g.session_id
                     """,
                     [.text(userID), SQLValue(date: time)])
                 var counts: [String: Int] = [:]
-                for row in rows { counts[try row.string("session_id")] = try row.int("live") }
+                for row in rows { counts[try row.string("session_id"), default: 0] += try row.int("live") }
                 return counts
             }
         }
     }
 
-    /// Stores a token whose value names its place at that generation (found by position, no digest
-    /// index entry); any other token one past its family's newest (0 for the first), found by its
-    /// digest. Either way a successor lands beside the token it replaces (migration 0005).
-    private static func insert(_ token: RefreshToken, into connection: any SQLConnection) throws {
+    /// A token with a salt starts (or, rotated in from an older token, continues) a one-row family
+    /// at its generation. Otherwise: a token whose value names its place is stored there (found by
+    /// position, no digest index entry); any other one past its family's newest (0 for the first),
+    /// found by its digest. Either way a successor lands beside the token it replaces (migration 0005).
+    static func insert(_ token: RefreshToken, into connection: any SQLConnection) throws {
+        if token.familySalt != nil { return try SQLiteRefreshFamilies.insert(token, into: connection) }
         let values: [SQLValue] = [
             .text(token.tokenHash), .text(token.grantID), .text(token.clientID), .text(token.userID), .text(token.scope),
             SQLValue(date: token.issuedAt), SQLValue(date: token.expiresAt), SQLValue(date: token.lastUsedAt),
@@ -130,9 +157,11 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    /// The token the key names, inside the caller's transaction: at its place, if the stored
-    /// digest there is the presented one's; else by digest among the tokens found that way.
+    /// The token the key names, inside the caller's transaction: a one-row family's token at its
+    /// generation (its MAC is the caller's to check); else at its place, if the stored digest there
+    /// is the presented one's; else by digest among the tokens found that way.
     static func find(_ key: RefreshTokenKey, on connection: any SQLConnection) throws -> RefreshToken? {
+        if key.inFamilyRow, let position = key.position { return try SQLiteRefreshFamilies.token(at: position, on: connection) }
         guard let position = key.position else {
             return try connection.queryOne("SELECT * FROM refresh_tokens WHERE token_hash = ? AND found_by_hash = 1",
                                            [.text(key.tokenHash)]).map(token)
@@ -145,10 +174,15 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         return ConstantTime.equals(Array(stored.tokenHash.utf8), Array(key.tokenHash.utf8)) ? stored : nil
     }
 
-    /// The token the presented one was rotated to: the next generation of its family when that is
-    /// found by position, else by digest (a successor issued before migration 0015).
+    /// The token the presented one was rotated to: in its one-row family (a family token's, or an
+    /// older token's rotated into one), else the next generation of its family when that is found
+    /// by position, else by digest (a successor issued before migration 0015).
     static func storedSuccessor(of presented: RefreshToken, on connection: any SQLConnection) throws -> RefreshToken? {
         guard let hash = presented.successorHash else { return nil }
+        if let generation = presented.generation,
+           hash == RefreshTokenKey.name(grantID: presented.grantID, generation: generation + 1) {
+            return try SQLiteRefreshFamilies.token(at: .init(grantID: presented.grantID, generation: generation + 1), on: connection)
+        }
         if let generation = presented.generation,
            let next = try find(RefreshTokenKey(tokenHash: hash, position: .init(grantID: presented.grantID, generation: generation + 1)),
                                on: connection) {

@@ -166,13 +166,7 @@ public struct SQLiteUserStore: UserStore {
                         (SELECT token_hash FROM deleted_user_refresh_tokens WHERE expires_at <= ?1 LIMIT ?2)
                     """, [.integer(now), .integer(Int64(Self.deletionBatch))])
                 // Tokens rotated in since the last batch (a handful at most) go with the cascade.
-                _ = try connection.run(
-                    """
-                    INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
-                    SELECT token_hash, expires_at FROM refresh_tokens
-                    WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
-                    ON CONFLICT DO NOTHING
-                    """, [.text(userID), .integer(now)])
+                try Self.rememberRemainingTokens(userID: userID, now: now, on: connection)
                 guard try connection.run("DELETE FROM users WHERE user_id = ?", [.text(userID)]) == 1 else {
                     throw StorageError.notFound("user \(userID)")
                 }
@@ -182,40 +176,114 @@ public struct SQLiteUserStore: UserStore {
         return holds
     }
 
-    /// One batch of the user's refresh tokens: remembered (digest and expiry) while they could still
-    /// be presented, then deleted by primary key. Returns how many were deleted.
-    /// The user's refresh tokens, `deletionBatch` per write transaction (each remembered by digest
-    /// while it could still be presented), so no deletion holds the write lock for long. Shared with
-    /// account deletion (`SQLiteAccountDeletion`), which deletes the rest in one transaction after.
-    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: any SQLDatabase, holds: inout WriteHolds) throws {
-        while true {
-            let (removed, held) = try database.timedWrite { connection in
-                try Self.deleteTokenBatch(userID: userID, now: now, on: connection)
+    /// The user's refresh tokens and grants in short write transactions, each stopping at
+    /// `deletionBatch` rows or `deletionBatchTime`, whichever comes first, so no deletion holds the
+    /// write lock for long: first the older tokens (`refresh_tokens`, each remembered by digest while
+    /// it could still be presented), then the grants, each with its one-row family (remembered by
+    /// `RefreshTokenKey.tombstone` while it could still be refreshed). Shared with account deletion
+    /// (`SQLiteAccountDeletion`), which deletes the rest in one transaction after. Returns how many
+    /// of the deleted grants were live.
+    @discardableResult
+    static func deleteRefreshTokensInBatches(userID: String, now: Int64, database: any SQLDatabase, holds: inout WriteHolds) throws -> Int {
+        var live = 0
+        for step in [deleteTokenBatch, deleteGrantBatch] {
+            while true {
+                // The batch's rows are found on a reader, outside the write lock: on a large
+                // database finding them costs cold page reads, which no writer should wait for.
+                let rows = try database.read { connection in try step.candidates(userID, connection) }
+                guard !rows.isEmpty else { break }
+                var next = rows.startIndex
+                while next < rows.endIndex {
+                    let (liveGrants, held) = try database.timedWrite { connection in
+                        try step.delete(rows, &next, userID, now, connection)
+                    }
+                    holds.record(held)
+                    live += liveGrants
+                    // Lets the daemon's writers, polling every millisecond, take the lock between batches.
+                    Purger.sleep(.milliseconds(2))
+                }
+                if rows.count < deletionBatch { break }
             }
-            holds.record(held)
-            if removed < Self.deletionBatch { break }
-            // Lets the daemon's writers, polling every millisecond, take the lock between batches.
-            Purger.sleep(.milliseconds(2))
         }
+        return live
     }
 
-    private static func deleteTokenBatch(userID: String, now: Int64, on connection: any SQLConnection) throws -> Int {
-        // Through the user's grants (an index range each), never a pass over every refresh token.
-        let rows = try connection.query(
+    typealias BatchStep = (candidates: @Sendable (String, any SQLConnection) throws -> [Row],
+                           delete: @Sendable ([Row], inout Int, String, Int64, any SQLConnection) throws -> Int)
+
+    static let deleteTokenBatch: BatchStep = (
+        candidates: { userID, connection in
+            // Through the user's grants (an index range each), never a pass over every refresh token.
+            try connection.query(
+                """
+                SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
+                WHERE g.user_id = ?1 LIMIT ?2
+                """, [.text(userID), .integer(Int64(deletionBatch))])
+        },
+        delete: { rows, next, userID, now, connection in
+            let started = ContinuousClock.now
+            repeat {
+                let row = rows[next]
+                let expires = try row.int64("expires_at")
+                if expires > now {
+                    _ = try connection.run("INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                           [.text(try row.string("token_hash")), .integer(expires)])
+                }
+                _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
+                                       [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
+                next += 1
+            } while next < rows.endIndex && ContinuousClock.now - started < deletionBatchTime
+            return 0
+        })
+
+    /// Grants with their one-row families (by cascade), each live family remembered by its tombstone key.
+    static let deleteGrantBatch: BatchStep = (
+        candidates: { userID, connection in
+            try connection.query(
+                """
+                SELECT g.grant_id, g.revoked_at, f.expires_at FROM grants g LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
+                WHERE g.user_id = ?1 LIMIT ?2
+                """, [.text(userID), .integer(Int64(deletionBatch))])
+        },
+        delete: { rows, next, userID, now, connection in
+            let started = ContinuousClock.now
+            var live = 0
+            repeat {
+                let row = rows[next]
+                let grantID = try row.string("grant_id")
+                // Read outside the lock: the family's expiry as then, and a family created since is
+                // remembered by the final transaction (`rememberRemainingTokens`).
+                if let expires = try row.get("expires_at", as: Int64?.self), expires > now {
+                    _ = try connection.run("INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                           [.text(RefreshTokenKey.tombstone(grantID: grantID)), .integer(expires)])
+                }
+                let deleted = try connection.run("DELETE FROM grants WHERE grant_id = ? AND user_id = ?", [.text(grantID), .text(userID)])
+                if deleted == 1, try row.isNull("revoked_at") { live += 1 }
+                next += 1
+            } while next < rows.endIndex && ContinuousClock.now - started < deletionBatchTime
+            return live
+        })
+
+    /// Longest a deletion batch goes on taking rows (it then commits what it did).
+    static let deletionBatchTime: Duration = .milliseconds(2)
+
+    /// Tombstones for the user's refresh tokens and families issued since the batches, inside the
+    /// final transaction (a handful at most; the cascade then deletes them).
+    static func rememberRemainingTokens(userID: String, now: Int64, on connection: any SQLConnection) throws {
+        _ = try connection.run(
             """
-            SELECT r.grant_id, r.generation, r.token_hash, r.expires_at FROM grants g JOIN refresh_tokens r ON r.grant_id = g.grant_id
-            WHERE g.user_id = ?1 LIMIT ?2
-            """, [.text(userID), .integer(Int64(deletionBatch))])
-        for row in rows {
-            let expires = try row.int64("expires_at")
-            if expires > now {
-                _ = try connection.run("INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                       [.text(try row.string("token_hash")), .integer(expires)])
-            }
-            _ = try connection.run("DELETE FROM refresh_tokens WHERE grant_id = ? AND generation = ?",
-                                   [.text(try row.string("grant_id")), .integer(Int64(try row.int("generation")))])
-        }
-        return rows.count
+            INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
+            SELECT token_hash, expires_at FROM refresh_tokens
+            WHERE grant_id IN (SELECT grant_id FROM grants WHERE user_id = ?1) AND expires_at > ?2
+            ON CONFLICT DO NOTHING
+            """, [.text(userID), .integer(now)])
+        _ = try connection.run(
+            """
+            INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
+            SELECT ?3 || f.grant_id, f.expires_at FROM grants g JOIN refresh_families f ON f.grant_id = g.grant_id
+            WHERE g.user_id = ?1 AND f.expires_at > ?2
+            ON CONFLICT DO NOTHING
+            """, [.text(userID), .integer(now), .text(RefreshTokenKey.tombstone(grantID: ""))])
     }
 
     /// Inserts a user inside the caller's transaction.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Model
+import OIDC
 import SQLite
 import Storage
 
@@ -11,10 +12,17 @@ import Storage
 /// transactions with the journal off, then the file is switched back to WAL.
 ///
 /// Shapes: every user shares ONE precomputed scrypt hash of `SeedBench.password` (hashing a million
-/// passwords would take a day); sessions are 70% live; each grant is a refresh-token family of 1 to
-/// 19 generations (about M/F on average), all rotated but the newest, which is live (70%), revoked
-/// (15%) or past its absolute lifetime (15%); audit events are spread over the last 30 days. Dead
-/// rows died within the last day, so the purge finds nothing due yet (a steady state, not a backlog).
+/// passwords would take a day); sessions are 70% live; audit events are spread over the last 30
+/// days. Refresh tokens (`--token-format family`, the default, migration 0017): M families, one
+/// grant and one `refresh_families` row each, spread over the users' sessions (devices), at a
+/// generation of 0 to 59 (rotated that often) and live (70%), revoked (15%) or past its absolute
+/// lifetime (15%); plus `--legacy L` (default M/100) families stored the earlier way, 1 to 9 rows
+/// each, as a database upgraded from migration 0015 still holds. `positioned` or `digest`: every
+/// family the earlier way, M rows in F families (`--families`, default M/10). Dead rows died within
+/// the last day, so the purge finds nothing due yet (a steady state, not a backlog).
+///
+/// The family format also writes `<FILE>.kek`, the key-encryption key the daemon reads beside its
+/// database by default: the pool's `rt2` values carry MACs under keys derived from it.
 /// Every identifier and token comes from a generator seeded by `--seed`, so two runs with the same
 /// arguments and `--now` write the same rows.
 ///
@@ -22,7 +30,7 @@ import Storage
 /// `refresh_ES256.txt`) and `env.sh` (client ids, a seeded user's email and the shared password).
 enum SeedBench: BenchCommand {
     static let name = "seed"
-    static let usage = "seed --users N --refresh-tokens M --sessions S --audit A --out FILE [--families F] [--seed X] [--pool K --pool-out DIR] [--token-format positioned|digest]"
+    static let usage = "seed --users N --refresh-tokens M --sessions S --audit A --out FILE [--families F] [--legacy L] [--seed X] [--pool K --pool-out DIR] [--token-format family|positioned|digest]"
     /// The password of every seeded user (meets the default policy).
     static let password = "Seeded password 123"
     static let callback = "http://127.0.0.1:9/callback"
@@ -34,14 +42,19 @@ enum SeedBench: BenchCommand {
         var now = Int64(Date().timeIntervalSince1970)
         var pool = 0
         /// Tokens whose value names their family and generation (`rt1.…`, found by position, migration
-        /// 0015), or the earlier random values found by digest.
+        /// 0015), or the earlier random values found by digest (for the earlier formats).
         var positioned = true
+        /// One-row families (`rt2.…`, migration 0017); `legacy` more families the earlier way.
+        var oneRowFamilies = true
+        var legacy = 0
+        /// The refresh-token MAC's server key (`RefreshTokens.successorKeyPurpose` from the seed's KEK).
+        var familyMAC: RefreshFamilyMAC?
     }
 
     static func run(arguments: [String]) throws {
         let options = try BenchSupport.options(arguments, allowed: ["--users", "--refresh-tokens", "--sessions", "--audit", "--out",
                                                                    "--families", "--seed", "--pool", "--pool-out", "--now",
-                                                                   "--token-format"])
+                                                                   "--token-format", "--legacy"])
         func count(_ flag: String, _ fallback: Int) throws -> Int {
             guard let text = options[flag] else { return fallback }
             guard let value = Int(text), value >= 0 else { throw BenchUsageError(description: "bad \(flag) \(text)") }
@@ -57,12 +70,24 @@ enum SeedBench: BenchCommand {
         plan.seed = UInt64(try count("--seed", 1))
         plan.now = Int64(try count("--now", Int(plan.now)))
         plan.pool = try count("--pool", 0)
-        switch options["--token-format"] ?? "positioned" {
-        case "positioned": plan.positioned = true
-        case "digest": plan.positioned = false
-        case let other: throw BenchUsageError(description: "--token-format is positioned or digest, not \(other)")
+        switch options["--token-format"] ?? "family" {
+        case "family": plan.oneRowFamilies = true
+        case "positioned": (plan.oneRowFamilies, plan.positioned) = (false, true)
+        case "digest": (plan.oneRowFamilies, plan.positioned) = (false, false)
+        case let other: throw BenchUsageError(description: "--token-format is family, positioned or digest, not \(other)")
+        }
+        if plan.oneRowFamilies {
+            plan.families = max(1, plan.refreshTokens)
+            plan.legacy = try count("--legacy", plan.refreshTokens / 100)
         }
         guard !FileManager.default.fileExists(atPath: out) else { throw BenchUsageError(description: "\(out) exists") }
+        if plan.oneRowFamilies {
+            // The daemon's default key_encryption_key_file is "<database>.kek": copied beside the database, it is read there.
+            let kek = Random.bytes(32)
+            try (Data(kek).base64EncodedString() + "\n").write(toFile: out + ".kek", atomically: true, encoding: .utf8)
+            chmod(out + ".kek", 0o600)
+            plan.familyMAC = RefreshFamilyMAC(successorKey: HMAC.sha256(key: kek, data: Array(RefreshTokens.successorKeyPurpose.utf8)))
+        }
 
         let started = BenchSupport.now(.wall)
         let clients = try createSchemaAndClients(at: out, now: plan.now)
@@ -160,7 +185,20 @@ struct SeedWriter {
         var counts: [String: Int] = [:]
         counts["users"] = try writeUsers()
         counts["sessions"] = try writeSessions()
-        (counts["grants"], counts["refresh_tokens"]) = try writeFamilies()
+        if plan.oneRowFamilies {
+            (counts["grants"], counts["refresh_families"]) = try writeOneRowFamilies()
+            var legacy = plan
+            legacy.refreshTokens = plan.legacy * 5
+            legacy.families = plan.legacy
+            legacy.positioned = true
+            if plan.legacy > 0 {
+                let (grants, tokens) = try writeFamilies(legacy, pooled: false)
+                counts["grants", default: 0] += grants
+                counts["refresh_tokens"] = tokens
+            }
+        } else {
+            (counts["grants"], counts["refresh_tokens"]) = try writeFamilies(plan, pooled: true)
+        }
         counts["audit_events"] = try writeAudit()
         try connection.execute("COMMIT")
         return counts
@@ -222,9 +260,56 @@ struct SeedWriter {
         return plan.sessions
     }
 
-    /// Grants and their refresh-token families: generations 0…k-1, every one but the newest rotated
-    /// to its successor; the newest live, revoked with its grant, or past the family's absolute lifetime.
-    private mutating func writeFamilies() throws -> (Int, Int) {
+    /// Grants with one-row families (migration 0017): each at a generation of 0…59, its row's times
+    /// those of its last rotation; live, revoked with its grant, or past the family's absolute lifetime.
+    private mutating func writeOneRowFamilies() throws -> (Int, Int) {
+        let scope = "openid profile email offline_access"
+        let lifetime = 30 * Self.day
+        let poolChance = plan.pool == 0 ? 0 : min(1.0, 3.0 * Double(plan.pool * clients.count) / Double(plan.families))
+        for family in 0..<plan.families {
+            let grantID = random.token(16)
+            let client = clients[family % clients.count]
+            let (sessionID, user): (SQLValue, Int) = sessions.isEmpty
+                ? (.null, random.below(userIDs.count))
+                : { let session = sessions[random.below(sessions.count)]; return (.text(session.id), session.user) }()
+            let state = random.below(100)  // < 15 expired, < 30 revoked, else live
+            let first = state < 15 ? plan.now - lifetime - Int64(random.below(Int(Self.day)))
+                                   : plan.now - Int64(random.below(14 * Int(Self.day))) - 3600
+            let revokedAt: SQLValue = (15..<30).contains(state) ? .integer(plan.now - Int64(random.below(Int(Self.day)))) : .null
+            _ = try connection.run(
+                """
+                INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, auth_time, created_at, revoked_at, revoke_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(grantID), .text(client.clientID), .text(userIDs[user]), sessionID, .text(scope), .integer(first), .integer(first),
+                 revokedAt, revokedAt == .null ? .null : .text("seeded revocation")])
+            try row()
+            let generation = random.below(60)
+            let span = max(1, min(plan.now, first + lifetime) - first)
+            // The last rotation: recent for a live family (inside the inactivity lifetime), any time for the others.
+            let rotated: Int64? = generation == 0 ? nil : state >= 30 ? plan.now - Int64(random.below(Int(min(span, 10 * Self.day))))
+                                                                      : first + Int64(random.below(Int(span)))
+            let salt = random.bytes(16)
+            _ = try connection.run(
+                "INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(grantID), .integer(Int64(generation)), .blob(salt), .integer(first), .integer(first + lifetime),
+                 rotated.map { .integer($0) } ?? .null])
+            try row()
+            if state >= 30, plan.now - (rotated ?? first) < 10 * Self.day, pool[client.algorithm, default: []].count < plan.pool,
+               Double(random.below(1_000_000)) / 1_000_000 < poolChance, let mac = plan.familyMAC,
+               let value = mac.value(of: RefreshToken(tokenHash: "", grantID: grantID, clientID: client.clientID, userID: userIDs[user],
+                                                      scope: scope, issuedAt: Date(), expiresAt: Date(), generation: generation,
+                                                      familySalt: salt)) {
+                pool[client.algorithm, default: []].append(value)
+            }
+        }
+        return (plan.families, plan.families)
+    }
+
+    /// Grants and their refresh-token families the earlier way (`refresh_tokens`): generations 0…k-1,
+    /// every one but the newest rotated to its successor; the newest live, revoked with its grant,
+    /// or past the family's absolute lifetime. `pooled`: its live tokens may go into the pool.
+    private mutating func writeFamilies(_ plan: SeedBench.Plan, pooled: Bool) throws -> (Int, Int) {
         let scope = "openid profile email offline_access"
         let lifetime = 30 * Self.day
         let average = max(1, plan.refreshTokens / plan.families)
@@ -276,7 +361,7 @@ struct SeedWriter {
             }
             // Live, recently used (inside the inactivity lifetime), not yet in a full pool.
             let newestIssued = first + span * Int64(generations - 1) / Int64(generations)
-            if state >= 30, plan.now - newestIssued < 10 * Self.day, pool[client.algorithm, default: []].count < plan.pool,
+            if pooled, state >= 30, plan.now - newestIssued < 10 * Self.day, pool[client.algorithm, default: []].count < plan.pool,
                Double(random.below(1_000_000)) / 1_000_000 < poolChance {
                 pool[client.algorithm, default: []].append(values[generations - 1])
             }

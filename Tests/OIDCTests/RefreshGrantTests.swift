@@ -66,7 +66,7 @@ final class RefreshHarness: @unchecked Sendable {
                                              authorization: authorization))
     }
 
-    func stored(_ token: String) throws -> RefreshToken? { try store.find(tokenHash: RefreshTokens.hash(token)) }
+    func stored(_ token: String) throws -> RefreshToken? { try store.find(RefreshTokenValue.key(for: token)) }
 
     /// Whether /userinfo would accept the access token.
     func accessTokenValid(_ token: String) -> Bool {
@@ -102,14 +102,15 @@ struct RefreshGrantTests {
         let harness = RefreshHarness()
         let response = try harness.signIn()
         let token = try #require(response.refreshToken)
-        // rt1.<grant id>.<generation>.<secret>: the secret is ≥ 256 bits, the rest names the token's place.
+        // rt2.<grant id>.<generation>.<mac>: the MAC is 256 bits, the rest names the family's row.
         let parts = token.split(separator: ".")
-        #expect(parts.count == 4 && parts[0] == "rt1" && parts[2] == "0")
+        #expect(parts.count == 4 && parts[0] == "rt2" && parts[2] == "0")
         #expect(try Base64URL.decode(parts[3]).count == 32)
         let stored = try #require(try harness.stored(token))
-        #expect(String(parts[1]) == stored.grantID && stored.generation == 0)
-        #expect(stored.tokenHash == Digest.sha256Hex(Array(token.utf8)) && stored.tokenHash != token)
-        #expect(try harness.store.find(tokenHash: token) == nil)
+        #expect(String(parts[1]) == stored.grantID && stored.generation == 0 && stored.familySalt?.count == 16)
+        // Nothing secret is stored: the stored "hash" is the public name, no digest of the value.
+        #expect(stored.tokenHash == "rt2.\(stored.grantID).0")
+        #expect(try harness.store.find(tokenHash: token) == nil && (try harness.store.find(tokenHash: RefreshTokens.hash(token))) == nil)
         #expect(stored.clientID == "native-app" && stored.userID == "user-alice" && stored.scope == "openid profile email offline_access")
         #expect(stored.expiresAt == Fixture.epoch + 2_592_000 && stored.isUnused)
         let grant = try #require(try harness.grants.find(grantID: stored.grantID))
@@ -141,7 +142,8 @@ struct RefreshGrantTests {
         #expect(idToken["email"] == .string("alice@example.com"))
 
         let old = try #require(try harness.stored(r0))
-        #expect(old.rotatedAt == harness.clock.now && old.successorHash == RefreshTokens.hash(r1))
+        #expect(old.rotatedAt == harness.clock.now && old.successorHash == RefreshTokenValue.key(for: r1).tokenHash)
+        #expect(r1.hasPrefix("rt2.\(old.grantID).1."))
         let new = try #require(try harness.stored(r1))
         #expect(new.grantID == old.grantID && new.expiresAt == old.expiresAt && new.isUnused)
         // The successor keeps rotating.

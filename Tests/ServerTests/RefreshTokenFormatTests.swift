@@ -7,10 +7,10 @@ import Storage
 import Testing
 import TestSupport
 
-/// Refresh tokens that name their place (`rt1.<grant>.<generation>.<secret>`, migration 0015) through
-/// the real routes on a real SQLite file: tokens issued before keep working and rotate into the
-/// new shape, reuse and revocation behave as before, and a value naming a real place with a wrong
-/// secret is only an unknown token.
+/// Refresh tokens of one-row families (`rt2.<grant>.<generation>.<mac>`, migration 0017) through the
+/// real routes on a real SQLite file: tokens issued before (`rt1.…`, migration 0015, and digest-only
+/// ones) keep working and rotate into a family, reuse and revocation behave as before, a rotation
+/// adds no row, and a value naming a real place with a wrong secret or MAC is only an unknown token.
 @Suite("Refresh token format")
 struct RefreshTokenFormatTests {
     static let client = "fmt-app"
@@ -40,19 +40,51 @@ struct RefreshTokenFormatTests {
         return (answer.status, answer.json["refresh_token"] as? String, answer.json["error"] as? String)
     }
 
-    @Test func anEarlierTokenRotatesIntoThePositionedShape() throws {
+    @Test func anEarlierTokenRotatesIntoAFamily() throws {
         let (harness, legacy, grantID) = try harness()
         let first = refresh(harness, legacy)
         #expect(first.status == 200)
         let successor = try #require(first.token)
-        #expect(successor.hasPrefix("rt1.\(grantID).1."), "\(successor)")
-        let second = refresh(harness, successor)
-        #expect(second.status == 200 && second.token?.hasPrefix("rt1.\(grantID).2.") == true)
-        // The positioned tokens are not in the digest index; the earlier one still is.
-        let indexed = try harness.store.database.read { connection in
-            try connection.queryOne("SELECT count(*) FROM refresh_tokens INDEXED BY refresh_tokens_by_hash WHERE found_by_hash = 1")?.int(0)
+        #expect(successor.hasPrefix("rt2.\(grantID).1."), "\(successor)")
+        var next = successor
+        for generation in 2...5 {
+            let answer = refresh(harness, next)
+            #expect(answer.status == 200 && answer.token?.hasPrefix("rt2.\(grantID).\(generation).") == true)
+            next = try #require(answer.token)
         }
-        #expect(indexed == 1)
+        // Five rotations: the earlier token's row and one family row at generation 5, nothing more.
+        let rows = try harness.store.database.read { connection in
+            (try connection.queryOne("SELECT count(*) FROM refresh_tokens INDEXED BY refresh_tokens_by_hash WHERE found_by_hash = 1")?.int(0),
+             try connection.queryOne("SELECT count(*) FROM refresh_tokens")?.int(0),
+             try connection.queryOne("SELECT generation FROM refresh_families WHERE grant_id = ?", [.text(grantID)])?.int(0))
+        }
+        #expect(rows.0 == 1 && rows.1 == 1 && rows.2 == 5)
+    }
+
+    /// An `rt1` token (migration 0015 to 0017) rotates into a family at its next generation.
+    @Test func anRT1TokenRotatesIntoAFamily() throws {
+        let (harness, _, grantID) = try harness()
+        let rt1 = "rt1.\(grantID).3.\(Random.token(bytes: 32))"
+        try SQLiteRefreshTokenStore(store: harness.store).insert(RefreshToken(
+            tokenHash: SecretDigest.hash(rt1), grantID: grantID, clientID: Self.client, userID: "auth0|fmt",
+            scope: "openid offline_access", issuedAt: Date(), expiresAt: Date().addingTimeInterval(86_400), generation: 3))
+        let answer = refresh(harness, rt1)
+        #expect(answer.status == 200 && answer.token?.hasPrefix("rt2.\(grantID).4.") == true)
+        #expect(refresh(harness, rt1).error == "invalid_grant", "reuse of the rt1 token")
+        #expect(refresh(harness, try #require(answer.token)).error == "invalid_grant", "the family survived the reuse")
+    }
+
+    /// A family value with another MAC, or a generation ahead of the family's: unknown, the real token unharmed.
+    @Test(arguments: ["mac", "generation"])
+    func aForgedFamilyValueIsUnknown(_ part: String) throws {
+        let (harness, legacy, grantID) = try harness()
+        let live = try #require(refresh(harness, legacy).token)
+        let mac = String(live.split(separator: ".")[3])
+        let forged = part == "mac" ? "rt2.\(grantID).1.\(Random.token(bytes: 32))" : "rt2.\(grantID).2.\(mac)"
+        let answer = refresh(harness, forged)
+        #expect(answer.status == 400 && answer.error == "invalid_grant")
+        #expect(harness.postJSON("/oauth/revoke", ["token": forged, "client_id": Self.client]).status == 200)
+        #expect(refresh(harness, live).status == 200, "neither the refresh nor the revocation of a forgery touched the family")
     }
 
     @Test func reuseOfAnEarlierTokenStillRevokesTheFamily() throws {

@@ -62,7 +62,8 @@ import TestSupport
 
         #expect(report.deleted[.loginTransactions] == 20_000)
         #expect(try fixture.count("login_transactions") == 0)
-        #expect(report.writeBatches == 100)
+        // At most `batchSize` rows a transaction, fewer when one reaches `batchTime`.
+        #expect(report.writeBatches >= 100)
         let observed = waits.withLock { $0 }.sorted()
         let longestWait = observed.last ?? .zero
         let p99 = observed.isEmpty ? .zero : observed[observed.count * 99 / 100]

@@ -115,4 +115,32 @@ import TestSupport
         let second = try purger.purge(RetentionPolicy(), at: Self.start)
         #expect(!second.interrupted && second.deleted[.refreshTokens] == left && second.deleted[.grants] == 1)
     }
+
+    /// One-row families: the row decides (its last rotation for the idle lifetime and the last
+    /// access token, its absolute expiry, its grant's revocation); a dead one goes with its grant
+    /// and the older tokens rotated into it, a live one stays whole.
+    @Test(arguments: [
+        // (name, rotated days after `start`, absolute expiry in days, revoked day, purge day, purged)
+        ("live: rotated a day ago", 9.0, 30.0, nil, 10.0, false),
+        ("idle: not rotated for 16 days, plus the day of grace", 1.0, 30.0, nil, 17.5, true),
+        ("idle but inside the day of grace", 1.0, 30.0, nil, 16.5, false),
+        ("past its absolute expiry, plus grace", 9.0, 10.0, nil, 11.5, true),
+        ("revoked, plus grace", 9.0, 30.0, 9.5, 10.6, true),
+        ("revoked, inside the grace", 9.0, 30.0, 9.5, 10.0, false),
+    ] as [(String, Double, Double, Double?, Double, Bool)])
+    func oneRowFamiliesDieByTheirRow(_ name: String, rotated: Double, expires: Double, revoked: Double?, purgeDay: Double,
+                                    purged: Bool) throws {
+        let fixture = try PurgeFixture()
+        let day = Double(PurgeFixture.day)
+        let start = PurgeFixture.now
+        try fixture.oneRowFamily("f", created: start, rotated: start + Int64(rotated * day), expires: start + Int64(expires * day),
+                                 grantRevoked: revoked.map { start + Int64($0 * day) }, olderTokens: 3)
+        let report = try fixture.purge(at: start + Int64(purgeDay * day))
+        #expect(try fixture.exists("grants", "grant_id", .text("f")) == !purged, "\(name)")
+        #expect(try fixture.count("refresh_families") == (purged ? 0 : 1), "\(name)")
+        #expect(try fixture.count("refresh_tokens") == (purged ? 0 : 3), "\(name)")
+        if purged { #expect(report.deleted[.refreshTokens] == 4 && report.deleted[.grants] == 1, "\(name)") }
+        let counts = try Purger(store: fixture.store).dueCounts(RetentionPolicy(), at: Date(timeIntervalSince1970: TimeInterval(start)))
+        #expect(counts[.refreshTokens] == 0)
+    }
 }

@@ -83,6 +83,23 @@ final class PurgeFixture {
                   audience.map(SQLValue.text) ?? .null, .integer(created), revoked.map(SQLValue.integer) ?? .null])
     }
 
+    /// A one-row family (migration 0017) at `generation`, last rotated at `rotated` (never: nil).
+    func oneRowFamily(_ id: String, created: Int64, rotated: Int64?, expires: Int64, generation: Int = 7,
+                      grantRevoked: Int64? = nil, olderTokens: Int = 0) throws {
+        try grant(id, created: created, revoked: grantRevoked)
+        try run("INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at, rotated_at) VALUES (?, ?, x'01', ?, ?, ?)",
+                [.text(id), .integer(Int64(generation)), .integer(created), .integer(expires), rotated.map(SQLValue.integer) ?? .null])
+        for older in 0..<olderTokens {
+            // Tokens of the family from before it was one row: all rotated into it.
+            try run("""
+                INSERT INTO refresh_tokens (grant_id, generation, token_hash, client_id, user_id, scope, issued_at, expires_at,
+                    last_used_at, rotated_at, successor_hash, found_by_hash)
+                VALUES (?, ?, ?, ?, ?, 'openid offline_access', ?, ?, ?, ?, ?, 0)
+                """, [.text(id), .integer(Int64(older)), .text("\(id)-old\(older)"), .text(clientID), .text(userID),
+                      .integer(created), .integer(expires), .integer(created), .integer(created), .text("\(id)-old\(older + 1)")])
+        }
+    }
+
     /// A family of `generations` tokens issued `step` seconds apart from `created`, each rotated to the
     /// next; the newest is unused (or revoked at `revoked`). All share the absolute expiry `expires`.
     func family(_ id: String, created: Int64, generations: Int = 3, step: Int64 = 3600, expires: Int64,

@@ -1,6 +1,6 @@
 # Sourced by scripts/bench: the "scale" row. Needs run_wrk, free_port, $bin, $work, $lua, pids.
 #
-# One daemon per database size (seeded by `bench seed`: N users, 10·N refresh tokens in N/10·… families,
+# One daemon per database size (seeded by `bench seed`: N users, 10·N refresh-token families (one row each),
 # N sessions, N audit events), all running at once; each round runs every row on every size, the
 # sizes in alternating order, so the ratios to the smallest size are taken within one round.
 # Rows: refresh (ES256, RS256) and /userinfo, /authorize (the login page) with wrk at
@@ -11,20 +11,27 @@
 scale_users() { python3 -c "import sys; s=sys.argv[1].lower(); print(int(float(s[:-1]) * {'k': 1e3, 'm': 1e6}[s[-1]]) if s[-1] in 'km' else int(s))" "$1"; }
 
 # Seeds (or reuses from BENCH_SEED_CACHE, seeding takes minutes at a million users) the database of one size.
+# The cache names carry the token shape (BENCH_SEED_FORMAT: family, the default, or positioned/digest, the
+# earlier ones), so a cache of another shape is never reused; the family shape's key-encryption key
+# (`<file>.kek`) goes beside the database, where the daemon reads it.
 scale_seed() {
-    local size=$1 users cache=${BENCH_SEED_CACHE:-$work/seeds} pool
+    local size=$1 users cache=${BENCH_SEED_CACHE:-$work/seeds} pool format=${BENCH_SEED_FORMAT:-family} name
     users=$(scale_users "$size")
     pool=$(( users >= 100000 ? 40000 : 4000 ))
+    name=seed-$format-$size
     mkdir -p "$cache"
-    if [ ! -f "$cache/seed-$size.sqlite3" ]; then
-        "$bin/bench" seed --users "$users" --refresh-tokens $((users * 10)) --sessions "$users" --audit "$users" \
-            --pool "$pool" --pool-out "$cache/seed-$size-pool" --out "$cache/seed-$size.sqlite3.partial" > "$cache/seed-$size.json"
-        mv "$cache/seed-$size.sqlite3.partial" "$cache/seed-$size.sqlite3"
+    if [ ! -f "$cache/$name.sqlite3" ]; then
+        rm -f "$cache/$name.sqlite3.partial" "$cache/$name.sqlite3.partial.kek"
+        "$bin/bench" seed --users "$users" --refresh-tokens $((users * 10)) --sessions "$users" --audit "$users" --token-format "$format" \
+            --pool "$pool" --pool-out "$cache/$name-pool" --out "$cache/$name.sqlite3.partial" > "$cache/$name.json"
+        [ -f "$cache/$name.sqlite3.partial.kek" ] && mv "$cache/$name.sqlite3.partial.kek" "$cache/$name.sqlite3.kek"
+        mv "$cache/$name.sqlite3.partial" "$cache/$name.sqlite3"
     fi
     mkdir -p "$work/scale-$size/data"
-    cp "$cache/seed-$size.sqlite3" "$work/scale-$size/data/idp.sqlite3"
-    cp -r "$cache/seed-$size-pool" "$work/scale-$size/pool"
-    cat "$cache/seed-$size.json"
+    cp "$cache/$name.sqlite3" "$work/scale-$size/data/idp.sqlite3"
+    if [ -f "$cache/$name.sqlite3.kek" ]; then install -m 600 "$cache/$name.sqlite3.kek" "$work/scale-$size/data/idp.sqlite3.kek"; fi
+    cp -r "$cache/$name-pool" "$work/scale-$size/pool"
+    cat "$cache/$name.json"
 }
 
 # Starts the daemon on a size's database; prints "pid port start_ms" (exec to the first 200 of /healthz).

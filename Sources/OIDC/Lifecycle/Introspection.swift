@@ -31,6 +31,8 @@ public struct TokenIntrospector: Sendable {
     public let lookup: any LifecycleLookup
     public let keys: Authorizer.KeyLookup
     public let opaqueTokens: OpaqueAccessTokens
+    /// Recognises `rt2` refresh tokens (`RefreshTokens.familyMAC`); nil: only older ones are found.
+    public var familyMAC: RefreshFamilyMAC?
     public let clock: any Clock
 
     public init(issuer: String, clients: any ClientStore, grants: any GrantStore, users: any UserStore, apis: any APIStore,
@@ -58,7 +60,7 @@ public struct TokenIntrospector: Sendable {
         }
         guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
         do {
-            switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer) {
+            switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer, familyMAC: familyMAC) {
             case .unknown:
                 return .inactive
             case .refresh(let snapshot):

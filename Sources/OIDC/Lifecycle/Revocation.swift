@@ -24,6 +24,8 @@ public struct TokenRevoker: Sendable {
     public let lookup: any LifecycleLookup
     public let keys: Authorizer.KeyLookup
     public let opaqueTokens: OpaqueAccessTokens
+    /// Recognises `rt2` refresh tokens (`RefreshTokens.familyMAC`); nil: only older ones are found.
+    public var familyMAC: RefreshFamilyMAC?
     public let clock: any Clock
 
     public init(issuer: String, clients: any ClientStore, grants: any GrantStore, lookup: any LifecycleLookup,
@@ -42,7 +44,7 @@ public struct TokenRevoker: Sendable {
         guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
         let grantID: String
         let kind: TokenKind
-        switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer) {
+        switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer, familyMAC: familyMAC) {
         case .unknown(let reason):
             return .ignored(reason)
         case .refresh(let snapshot):

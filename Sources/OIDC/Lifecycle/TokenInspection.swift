@@ -12,7 +12,7 @@ public enum TokenKind: String, Sendable, Equatable {
 /// Recognises a token we issued, without deciding whether the caller may act on it.
 ///
 /// Token type hints are not needed: a refresh token is found at the place its value names, or by
-/// its SHA-256 (`RefreshTokenValue`) in `refresh_tokens`, an `at_…` value that opens under our key is an opaque access token
+/// its SHA-256 (`RefreshTokenValue`) in `refresh_tokens` (an `rt2` value at its family's row, its MAC recomputed), an `at_…` value that opens under our key is an opaque access token
 /// (`OpaqueAccessTokens`), anything shaped like a JWS is verified as one of our access tokens
 /// (signature with our keys — the algorithm decided by our key, so `alg: none` or a foreign key
 /// never verifies — `typ` `at+jwt` and our `iss`). Expiry and revocation are the callers' business.
@@ -25,8 +25,9 @@ enum TokenInspection {
         case unknown(String)
     }
 
+    /// `familyMAC` checks `rt2` refresh tokens; without it they are never recognised.
     static func inspect(_ token: String, lookup: any LifecycleLookup, keys: Authorizer.KeyLookup, opaque: OpaqueAccessTokens,
-                        issuer: String) throws(OAuthError) -> Found {
+                        issuer: String, familyMAC: RefreshFamilyMAC?) throws(OAuthError) -> Found {
         guard !token.isEmpty, token.utf8.count <= JWS.maximumLength else { return .unknown("empty or oversized token") }
         // A random refresh token may begin with `at_` too: one that does not open is looked up as one.
         if OpaqueAccessTokens.looksOpaque(token), let payload = try? opaque.open(token) {
@@ -34,7 +35,9 @@ enum TokenInspection {
         }
         let snapshot: RefreshToken?
         do {
-            snapshot = try lookup.refreshToken(RefreshTokenValue.key(for: token))
+            let key = RefreshTokenValue.key(for: token)
+            let found = try lookup.refreshToken(key)
+            snapshot = key.inFamilyRow ? familyMAC?.checked(token, key: key, found: found) : found
         } catch {
             throw OAuthError(storage: error)
         }

@@ -3,14 +3,16 @@ import FoundationEssentials
 import Model
 
 /// Refresh-token issuance and the `refresh_token` grant's configuration: the store, and the
-/// server secret that derives a token's successor.
+/// server secret the tokens' MACs are derived from.
 ///
-/// Tokens carry 256 secret bits and are stored only as SHA-256 digests; the value names the
-/// token's place in its family (`RefreshTokenValue`). A successor's secret is derived
-/// deterministically from the presented token, `base64url(HMAC-SHA256(successorKey, "gatehouse
-/// refresh successor" || presented))`, at the next generation, so a retry inside the overlap window
-/// can hand back the same successor although only its digest is stored, and concurrent refreshes
-/// of one token all compute the same single successor.
+/// A family issued since migration 0017 is one stored row and its tokens are `rt2` values
+/// (`RefreshTokenValue`, `RefreshFamilyMAC`): nothing secret is stored, a token is checked by
+/// recomputing its MAC, and its successor is the same family at the next generation, so a retry
+/// inside the overlap window gets the same successor back and concurrent refreshes of one token
+/// all compute the same one. Older tokens (stored as SHA-256 digests) rotate into such a family;
+/// one rotated before that to an older-style successor, derived as
+/// `base64url(HMAC-SHA256(successorKey, "gatehouse refresh successor" || presented))`, keeps that
+/// successor for a retry.
 public struct RefreshTokens: Sendable {
     public let store: any RefreshTokenStore
     /// When set, a refresh counts as activity of the family's session (`last_seen_at`), and an
@@ -18,7 +20,11 @@ public struct RefreshTokens: Sendable {
     public let sessions: (any SessionStore)?
     /// When set, the grant reads a token's family in one step instead of asking each store.
     public let familyReader: (any RefreshTokenFamilyReader)?
+    /// Checks and computes `rt2` values; revocation and introspection need it too.
+    public let familyMAC: RefreshFamilyMAC
     let successorKey: [UInt8]
+    /// What the daemon derives `successorKey` from the key-encryption key under.
+    public static let successorKeyPurpose = "gatehouse refresh-token successor key v1"
     /// Seconds between two recordings of a session's activity by refreshes.
     public static let activityResolution: TimeInterval = 60
 
@@ -37,24 +43,57 @@ public struct RefreshTokens: Sendable {
         self.sessions = sessions
         self.familyReader = familyReader
         self.successorKey = successorKey
+        familyMAC = RefreshFamilyMAC(successorKey: successorKey)
     }
 
     public static func hash(_ token: String) -> String { Digest.sha256Hex(Array(token.utf8)) }
 
-    /// The successor of `token`, always the same for the same token and key.
+    /// The older-style successor of `token`, always the same for the same token and key.
     public func successor(of token: String) -> String {
         Base64URL.encode(HMAC.sha256(key: successorKey, data: Self.successorLabel + Array(token.utf8)))
     }
 
-    /// The successor's value: at the generation after `presented`'s in its family (the secret
-    /// derived from `token`), or, for a token stored without its place, the derived secret alone.
+    /// The older-style successor's value: at the generation after `presented`'s in its family (the
+    /// secret derived from `token`), or, for a token stored without its place, the derived secret alone.
     public func successor(of token: String, presented: RefreshToken) -> String {
         guard let generation = presented.generation else { return successor(of: token) }
         return RefreshTokenValue.compose(grantID: presented.grantID, generation: generation + 1, secret: successor(of: token))
     }
 
-    /// A family's first token value (generation 0, 32 random bytes of secret).
-    public static func newToken(grantID: String) -> String { RefreshTokenValue.first(grantID: grantID) }
+    /// A new family's first token (generation 0, a new salt), to store; its value is `familyMAC.value(of:)`.
+    public static func firstToken(grantID: String, clientID: String, userID: String, scope: String, issuedAt: Date,
+                                  expiresAt: Date) -> RefreshToken {
+        RefreshToken(tokenHash: RefreshTokenKey.name(grantID: grantID, generation: 0), grantID: grantID, clientID: clientID,
+                     userID: userID, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt, generation: 0,
+                     familySalt: RefreshFamilyMAC.newSalt())
+    }
+
+    /// What `presented` (the value `value`) rotates to: the next generation of its one-row family
+    /// (a new family row for an older token, with a new salt), or, for an older token already
+    /// rotated to an older-style successor, that successor (only a retry can still return it).
+    func successor(of value: String, presented: RefreshToken, at now: Date) -> RefreshToken {
+        let generation = (presented.generation ?? 0) + 1
+        let name = RefreshTokenKey.name(grantID: presented.grantID, generation: generation)
+        let base = RefreshToken(tokenHash: name, grantID: presented.grantID, clientID: presented.clientID, userID: presented.userID,
+                                scope: presented.scope, issuedAt: now, expiresAt: presented.expiresAt, generation: generation)
+        if presented.familySalt != nil {
+            return RefreshToken(tokenHash: name, grantID: base.grantID, clientID: base.clientID, userID: base.userID, scope: base.scope,
+                                issuedAt: now, expiresAt: base.expiresAt, generation: generation, familySalt: presented.familySalt)
+        }
+        if let stored = presented.successorHash, stored != name {
+            var older = base
+            older.tokenHash = Self.hash(successor(of: value, presented: presented))
+            return older
+        }
+        var next = base
+        next.familySalt = RefreshFamilyMAC.newSalt()
+        return next
+    }
+
+    /// The value of the successor a rotation or retry answered with.
+    func value(of next: RefreshToken, presentedValue: String, presented: RefreshToken) -> String {
+        familyMAC.value(of: next) ?? successor(of: presentedValue, presented: presented)
+    }
 
     /// The one answer for any dead, unknown, foreign, expired or reused token (invalid_grant, 400).
     static func invalid(_ detail: String) -> OAuthError {
@@ -72,12 +111,10 @@ extension TokenEndpoint {
     /// Stores the first token of a new family; its absolute lifetime starts now.
     func issueFirstRefreshToken(grant: Grant, client: Client, userID: String, now: Date) throws(OAuthError) -> String? {
         guard let refreshTokens else { return nil }
-        let value = RefreshTokens.newToken(grantID: grant.grantID)
-        let token = RefreshToken(tokenHash: RefreshTokens.hash(value), grantID: grant.grantID, clientID: client.clientID,
-                                 userID: userID, scope: grant.scope, issuedAt: now,
-                                 expiresAt: now.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetime)), generation: 0)
+        let token = RefreshTokens.firstToken(grantID: grant.grantID, clientID: client.clientID, userID: userID, scope: grant.scope,
+                                             issuedAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.refreshAbsoluteLifetime)))
         try storage { () throws(StorageError) in try refreshTokens.store.insert(token) }
-        return value
+        return refreshTokens.familyMAC.value(of: token)
     }
 
     // MARK: - refresh_token (RFC 6749 §6, RFC 9700 §4.14.2, OIDC Core §12)
@@ -103,8 +140,8 @@ extension TokenEndpoint {
         let client = authenticated.client
         let now = clock.now
         let presentedKey = RefreshTokenValue.key(for: value)
-        guard let family = try loadFamily(presentedKey, refreshTokens: refreshTokens) else {
-            if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedKey.tokenHash) }) {
+        guard let family = try loadFamily(value, refreshTokens: refreshTokens) else {
+            if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedKey.tombstone) }) {
                 throw OAuthError(.invalidGrant, RefreshTokens.deletedUserDescription, detail: "refresh token of a deleted user")
             }
             throw RefreshTokens.invalid("unknown refresh token")
@@ -129,18 +166,18 @@ extension TokenEndpoint {
             throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
         }
 
-        let successorValue = refreshTokens.successor(of: value, presented: presented)
-        let successor = RefreshToken(tokenHash: RefreshTokens.hash(successorValue), grantID: presented.grantID,
-                                     clientID: presented.clientID, userID: presented.userID, scope: presented.scope,
-                                     issuedAt: now, expiresAt: presented.expiresAt, generation: presented.generation.map { $0 + 1 })
+        let successor = refreshTokens.successor(of: value, presented: presented, at: now)
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
             try storage { () throws(StorageError) in
                 try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now)
             }
         }
-        let rotate = { () throws(OAuthError) in try Self.accept(try rotateOutcome()) }
-        var decided = false
+        // The successor's value comes from the store's answer: a retry's is the stored family's.
+        let rotate = { () throws(OAuthError) -> String in
+            refreshTokens.value(of: try Self.accept(try rotateOutcome()), presentedValue: value, presented: presented)
+        }
+        var decided: String?
         if presented.isUnused {
             if client.refreshIdleLifetime > 0, now.timeIntervalSince(presented.lastUsedAt) >= TimeInterval(client.refreshIdleLifetime) {
                 throw RefreshTokens.invalid("refresh token idle past its inactivity lifetime")
@@ -150,12 +187,13 @@ extension TokenEndpoint {
             if case .reused(let token) = outcome {
                 context.record(.refreshTokenReused, userID: token.userID, clientID: token.clientID, details: ["grant_id": token.grantID])
             }
-            try Self.accept(outcome)
-            decided = true
+            decided = refreshTokens.value(of: try Self.accept(outcome), presentedValue: value, presented: presented)
         }
+        let alreadyDecided = decided
         let rule = ScopeRule.refresh(requestedScope: request["scope"], requestedAudience: request["audience"], family: grant)
         return GrantDraft(rule: rule) { decision throws(OAuthError) in
-            if !decided { try rotate() }
+            let successorValue: String
+            if let alreadyDecided { successorValue = alreadyDecided } else { successorValue = try rotate() }
             if let session, session.endedAt == nil, now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution {
                 // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh
                 // would double the writes); a failure here must not fail the refresh.
@@ -166,12 +204,12 @@ extension TokenEndpoint {
         }
     }
 
-    /// A rotation or a retry goes on; reuse (the store has revoked the family), a revoked token or an
-    /// unknown one is the one dead-token answer.
-    static func accept(_ outcome: RefreshRotation) throws(OAuthError) {
+    /// A rotation or a retry goes on with its successor; reuse (the store has revoked the family), a
+    /// revoked token or an unknown one is the one dead-token answer.
+    static func accept(_ outcome: RefreshRotation) throws(OAuthError) -> RefreshToken {
         switch outcome {
-        case .rotated, .retried:
-            return
+        case .rotated(_, let successor), .retried(_, let successor):
+            return successor
         case .reused(let token):
             throw RefreshTokens.invalid("refresh token reused; family \(token.grantID) revoked")
         case .revoked:
@@ -182,11 +220,16 @@ extension TokenEndpoint {
     }
 
     /// The presented token with its grant, user and session: in one read when the store offers it,
-    /// else from each store in turn.
-    func loadFamily(_ key: RefreshTokenKey, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
-        try storage { () throws(StorageError) -> RefreshTokenFamily? in
-            if let reader = refreshTokens.familyReader { return try reader.family(key) }
-            guard let token = try refreshTokens.store.find(key) else { return nil }
+    /// else from each store in turn. An `rt2` value without its family's MAC finds nothing.
+    func loadFamily(_ value: String, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
+        let key = RefreshTokenValue.key(for: value)
+        return try storage { () throws(StorageError) -> RefreshTokenFamily? in
+            if let reader = refreshTokens.familyReader {
+                guard let family = try reader.family(key),
+                      refreshTokens.familyMAC.checked(value, key: key, found: family.token) != nil else { return nil }
+                return family
+            }
+            guard let token = refreshTokens.familyMAC.checked(value, key: key, found: try refreshTokens.store.find(key)) else { return nil }
             let grant = try grants.find(grantID: token.grantID)
             let session = try grant?.sessionID.flatMap { sessionID throws(StorageError) in
                 try refreshTokens.sessions?.find(sessionID: sessionID)

@@ -77,7 +77,7 @@ extension TokenEndpoint {
                              detail: "\(client.clientID) has --allow-session-transfer off")
         }
         let family = request["refresh_token"].flatMap { value in
-            try? loadFamily(RefreshTokenValue.key(for: value), refreshTokens: refreshTokens)
+            try? loadFamily(value, refreshTokens: refreshTokens)
         }
         // The audience names the transfer, not an API: the refresh itself keeps the family's audience.
         let refresh = try refreshTokenGrant(try request.removing("audience"), client: authenticated, context: &context)
