@@ -155,8 +155,12 @@ bench_cluster() {
     cluster_wait "http://127.0.0.1:$p_sqlite/"; cluster_wait "http://127.0.0.1:$p_pg1/"; cluster_wait "http://127.0.0.1:$p_pg2b/"
     cluster_wait "http://127.0.0.1:$p_nginx/"
     : > "$rows"
-    local setup base db env_name node_pids
-    for setup in sqlite pg1 pg2; do
+    local setup base db env_name node_pids run order
+    # BENCH_RUNS rounds (default 3), the setups in alternating order, a fresh token pool each time.
+    for run in $(seq "${BENCH_RUNS:-3}"); do
+    order="sqlite pg1 pg2"
+    [ $((run % 2)) -eq 0 ] && order="pg2 pg1 sqlite"
+    for setup in $order; do
         case $setup in
             sqlite) base=http://127.0.0.1:$p_sqlite/; db=-; node_pids=("$s_pid"); env_name=sqlite_env ;;
             pg1) base=http://127.0.0.1:$p_pg1/; db=bench_pg1; node_pids=("$g1_pid"); env_name=pg_env1 ;;
@@ -175,24 +179,38 @@ bench_cluster() {
                 cluster_row "$setup" "$db" refresh_RS256 "${base%/}" "$lua/refresh.lua" "${node_pids[@]}"
             M2M_BASIC=$M2M_BASIC cluster_row "$setup" "$db" client_credentials "${base%/}" "$lua/client_credentials.lua" "${node_pids[@]}"
             POOL="$work/cpools-$setup/access.txt" cluster_row "$setup" "$db" userinfo "${base%/}" "$lua/userinfo.lua" "${node_pids[@]}"
-        } >> "$rows"
+        } | python3 -c 'import json, sys
+for line in sys.stdin: print(json.dumps({**json.loads(line), "run": int(sys.argv[1])}))' "$run" >> "$rows"
         unset -n setup_env
+    done
     done
     cp "$rows" "${BENCH_OUT:-/tmp}/gatehouse-bench-cluster.jsonl" 2>/dev/null || true
     python3 - "$rows" "$connections" "$seconds" <<'PY'
-import json, sys
+import collections, json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print(f"Cluster: wrk -t2 -c{sys.argv[2]} -d{sys.argv[3]}s per row; sqlite = one node on SQLite, pg1 = one node on PostgreSQL, "
-      "pg2 = two nodes on PostgreSQL behind nginx (round-robin); PostgreSQL synchronous_commit=off, on this machine")
-print(f"{'setup':<7}{'row':<20}{'req/s':>8}{'p50 ms':>8}{'p99 ms':>8}{'err':>5}{'idp ms/req':>11}{'pg ms/req':>10}{'stmts/req':>10}{'commits/req':>12}  vs sqlite")
-by = {(r["setup"], r["row"]): r for r in rows}
-for r in rows:
-    base = by.get(("sqlite", r["row"]))
-    ratio = r["req_per_sec"] / base["req_per_sec"] if base and base["req_per_sec"] else 0
-    fmt = lambda v, w, d=3: f"{v:>{w}.{d}f}" if v is not None else f"{'-':>{w}}"
-    print(f"{r['setup']:<7}{r['row']:<20}{r['req_per_sec']:>8.0f}{r['p50_ms'] or 0:>8.2f}{r['p99_ms'] or 0:>8.2f}{r['errors']:>5}"
-          f"{fmt(r['idp_cpu_ms_per_req'], 11)}{fmt(r['pg_cpu_ms_per_req'], 10)}{fmt(r['statements_per_req'], 10, 2)}"
-          f"{fmt(r['commits_per_req'], 12, 2)}  {ratio:.2f}")
+runs = len({r["run"] for r in rows})
+print(f"Cluster: wrk -t2 -c{sys.argv[2]} -d{sys.argv[3]}s per row, {runs} rounds in alternating order; sqlite = one node on SQLite, "
+      "pg1 = one node on PostgreSQL, pg2 = two nodes on PostgreSQL behind nginx (round-robin); PostgreSQL synchronous_commit=off")
+print("min / median / max over the rounds; 'vs sqlite' is each round's ratio to the SQLite row of the same round")
+by = collections.defaultdict(list)
+for r in rows: by[(r["setup"], r["row"])].append(r)
+def spread(values, digits):
+    values = [v for v in values if v is not None]
+    if not values: return "-"
+    return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
+def median(group, key):
+    values = [r[key] for r in group if r[key] is not None]
+    return f"{statistics.median(values):.2f}" if values else "-"
+print(f"{'setup':<7}{'row':<20}{'req/s':>22}{'idp ms/req':>22}{'pg ms/req':>22}{'stmts/req':>10}{'commits/req':>12}{'err':>5}{'vs sqlite':>20}")
+for setup in ("sqlite", "pg1", "pg2"):
+    for row in ("refresh_ES256", "refresh_RS256", "client_credentials", "userinfo"):
+        group = by.get((setup, row))
+        if not group: continue
+        base = {r["run"]: r["req_per_sec"] for r in by.get(("sqlite", row), [])}
+        ratios = [r["req_per_sec"] / base[r["run"]] for r in group if base.get(r["run"])]
+        print(f"{setup:<7}{row:<20}{spread([r['req_per_sec'] for r in group], 0):>22}{spread([r['idp_cpu_ms_per_req'] for r in group], 2):>22}"
+              f"{spread([r['pg_cpu_ms_per_req'] for r in group], 2):>22}{median(group, 'statements_per_req'):>10}"
+              f"{median(group, 'commits_per_req'):>12}{sum(r['errors'] for r in group):>5}{spread(ratios, 2):>20}")
 print("idp ms/req: CPU of every node per request; pg ms/req: the PostgreSQL server's; stmts/req: statements the server ran per "
       "request (one round trip each, BEGIN/COMMIT included); commits/req: transactions committed per request")
 PY
