@@ -67,6 +67,32 @@ struct MultiNodeTests {
         #expect(strictAnswers.filter { $0.status != 200 }.allSatisfy { $0.status == 400 || $0.status == 403 }, "\(strictAnswers.map(\.status))")
     }
 
+    /// The brute-force counters live in the database: failures on different nodes add up to one
+    /// count and one lock, which a node that saw no failure enforces (negative-tests G02–G05).
+    @Test func failuresOnSeveralNodesAddUpToOneLock() throws {
+        let nodes = try MultiNodeCluster(try PostgresCluster.shared())
+        let clientID = try nodes.createApp(extra: ["--grants", "authorization_code,password,refresh_token"])
+        _ = try nodes.createUser("mallory-target@example.com")
+        func attempt(_ password: String, node: Int) throws -> Curl.Response {
+            try nodes.post(nodes.nodeURL(node), "oauth/token", ["grant_type": "password", "client_id": clientID, "scope": "openid",
+                                                                "username": "mallory-target@example.com", "password": password])
+        }
+        // Two quick failures, one on node 0 and one on node 1, lock the pair for a minute.
+        #expect(try attempt("wrong 0", node: 0).status == 400)
+        #expect(try attempt("wrong 1", node: 1).status == 400)
+        let shown = try nodes.admin(["users", "show", "mallory-target@example.com", "--json"])
+        let user = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown.stderr)")
+        let locks = try #require(user["sign_in_locks"] as? [[String: Any]], "\(user)")
+        #expect(locks.contains { $0["scope"] as? String == "email+address" && $0["failures"] as? Int == 2 && $0["locked_until"] != nil },
+                "\(locks)")
+        // Node 2 saw neither failure, and every node refuses even the right password.
+        for node in [2, 0, 1] {
+            let right = try attempt(MultiNodeCluster.password, node: node)
+            #expect(right.status == 429, "node \(node): \(right.text)")
+            #expect(try right.json()["error"] as? String == "too_many_attempts")
+        }
+    }
+
     @Test func aCodeIsRedeemedOnceAcrossNodes() throws {
         let nodes = try MultiNodeCluster(try PostgresCluster.shared())
         let clientID = try nodes.createApp()

