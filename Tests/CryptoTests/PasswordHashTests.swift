@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Password hashing")
@@ -25,6 +26,26 @@ struct PasswordHashTests {
         before = PasswordHashingCPU.seconds
         #expect(PasswordHash.verify("correct horse", against: encoded))
         #expect(PasswordHashingCPU.seconds - before > 0.001)
+    }
+
+    @Test("no more hashes run at once than there are cores, however many callers")
+    func hashesWaitForACore() throws {
+        let encoded = try PasswordHash.hash("correct horse", parameters: ScryptParameters(logN: 12, r: 8, p: 1))
+        let callers = PasswordHashingGate.limit * 4
+        let verified = Atomic<Int>(0)
+        // One thread per caller (a concurrentPerform would itself stop at the core count).
+        let done = DispatchGroup()
+        for _ in 0..<callers {
+            done.enter()
+            Thread {
+                if PasswordHash.verify("correct horse", against: encoded) { verified.add(1, ordering: .relaxed) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(verified.load(ordering: .relaxed) == callers)
+        #expect(PasswordHashingGate.peak <= PasswordHashingGate.limit)
+        #expect(PasswordHashingGate.peak >= 1)
     }
 
     @Test("weaker scrypt parameters need a rehash")
