@@ -59,16 +59,27 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                             """, changes)
                     }
                 }
-                guard let presented = try Self.find(key, on: connection) else { return .unknown }
+                // A one-row family is read once: the presented token and its successor are both views of that row.
+                let familyRow = if key.inFamilyRow, let position = key.position {
+                    try connection.queryOne(SQLiteRefreshFamilies.select, [.text(position.grantID)])
+                } else { Row?.none }
+                let presented: RefreshToken? = if key.inFamilyRow, let position = key.position {
+                    try familyRow.flatMap { try SQLiteRefreshFamilies.token(at: position.generation, of: $0) }
+                } else { try Self.find(key, on: connection) }
+                guard let presented else { return .unknown }
+                let stored: RefreshToken? = if let familyRow, let generation = presented.generation {
+                    presented.successorHash == nil ? nil : try SQLiteRefreshFamilies.token(at: generation + 1, of: familyRow)
+                } else if changed == 1 && !key.inFamilyRow {
+                    nil  // the successor is inserted below
+                } else { try Self.storedSuccessor(of: presented, on: connection) }
                 if changed == 1 {
                     if key.inFamilyRow {
-                        guard let next = try Self.storedSuccessor(of: presented, on: connection) else { return .unknown }
-                        return .rotated(presented: presented, successor: next)
+                        guard let stored else { return .unknown }
+                        return .rotated(presented: presented, successor: stored)
                     }
                     try Self.insert(successor, into: connection)
                     return .rotated(presented: presented, successor: successor)
                 }
-                let stored = try Self.storedSuccessor(of: presented, on: connection)
                 let outcome = judge.outcome(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
                                             at: time)
                 if case .reused = outcome {

@@ -24,6 +24,44 @@ struct PostgresRoundTripTests {
         #expect(database.roundTrips - before == 5)
     }
 
+    /// What a refresh of a one-row family costs the stores, in the order `refreshTokenGrant` asks.
+    @Test func aOneRowFamilyRefreshIsFourLookupsAndOneShortTransaction() throws {
+        let stores = try RefreshStores(.postgresql)
+        let postgres = try #require(stores.postgres)
+        try stores.family("grant-1", session: "sid-1")
+        try stores.tokens.insert(RefreshFamilyStoreTests.first(stores))
+        let database = postgres.database
+        _ = try stores.clients.find(clientID: stores.client.clientID)  // loads the client cache
+
+        var before = database.roundTrips
+        #expect(try stores.clients.find(clientID: stores.client.clientID) != nil)
+        // A cached client costs the change counter only.
+        #expect(database.roundTrips - before == 1)
+
+        before = database.roundTrips
+        let family = try #require(try SQLiteRefreshTokenFamilyReader(store: postgres).family(.family(grantID: "grant-1", generation: 0)))
+        #expect(family.grant != nil && family.user != nil && family.session != nil)
+        // The family row, grant, user and session; no BEGIN/COMMIT around them.
+        #expect(database.roundTrips - before == 4)
+
+        before = database.roundTrips
+        guard case .rotated(_, let successor) = try RefreshFamilyStoreTests.rotate(stores, 0, at: Sample.now + 1) else {
+            Issue.record("no rotation")
+            return
+        }
+        #expect(successor.generation == 1)
+        // BEGIN, the conditional UPDATE, one read of the family row (presented token and successor), COMMIT.
+        #expect(database.roundTrips - before == 4)
+
+        before = database.roundTrips
+        guard case .retried = try RefreshFamilyStoreTests.rotate(stores, 0, at: Sample.now + 2) else {
+            Issue.record("no retry inside the overlap window")
+            return
+        }
+        // A retry inside the window: the UPDATE matches nothing, the row is read once.
+        #expect(database.roundTrips - before == 4)
+    }
+
     @Test func aCodeRedemptionIsOneShortTransaction() throws {
         let stores = try StoreBackend.postgresql.make()
         let client = Sample.client()
