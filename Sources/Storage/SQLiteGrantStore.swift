@@ -59,7 +59,8 @@ public struct SQLiteGrantStore: GrantStore {
         try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(grant)
     }
 
-    private static func grant(_ row: Row) throws -> Grant {
+    /// A `grants` row (or any row with its columns).
+    static func grant(_ row: Row) throws -> Grant {
         Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"), userID: try row.optionalString("user_id"),
               sessionID: try row.optionalString("session_id"), scope: try row.string("scope"),
               audience: try row.optionalString("audience"), authTime: try row.optionalDate("auth_time"),

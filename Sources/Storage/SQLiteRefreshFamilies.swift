@@ -9,9 +9,11 @@ import SQLite
 /// rotation or before: the reuse rule only needs the newest rotation's time, as any older token's
 /// successor was itself rotated), or g is ahead (unknown). Client, user and scope are the grant's.
 enum SQLiteRefreshFamilies {
+    /// The family row with all of its grant's columns (no name is in both tables), so the refresh
+    /// grant's lookups get token and grant from one statement (`SQLiteGrantStore.grant(_:)`).
     static let select = """
-        SELECT f.grant_id, f.generation, f.salt, f.issued_at, f.expires_at, f.rotated_at,
-            g.client_id, g.user_id, g.scope, g.revoked_at
+        SELECT f.generation, f.salt, f.issued_at, f.expires_at, f.rotated_at, g.grant_id, g.client_id, g.user_id,
+            g.session_id, g.scope, g.audience, g.auth_time, g.created_at, g.revoked_at, g.revoke_reason
         FROM refresh_families f JOIN grants g ON g.grant_id = f.grant_id WHERE f.grant_id = ?
         """
 
