@@ -8,4 +8,11 @@ extension SQLDatabase {
     func lookups<T>(_ body: (Connection) throws -> T) throws -> T {
         dialect == .postgresql ? try withReader(body) : try read(body)
     }
+
+    /// A write that is one statement: on PostgreSQL outside BEGIN…COMMIT (the statement is its own
+    /// transaction, so BEGIN and COMMIT would only add two round trips); on SQLite in `write`, which
+    /// takes the write lock the statement needs anyway.
+    func singleStatementWrite<T>(_ body: (Connection) throws -> T) throws -> T {
+        dialect == .postgresql ? try withReader(body) : try write(body)
+    }
 }
