@@ -10,7 +10,7 @@ public struct SQLiteGrantStore: GrantStore {
 
     public func create(_ grant: Grant) throws(StorageError) {
         try mapStorageErrors {
-            try database.write { connection in
+            try database.singleStatementWrite { connection in
                 _ = try connection.run(
                     """
                     INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, audience, auth_time, created_at,
@@ -26,7 +26,7 @@ public struct SQLiteGrantStore: GrantStore {
 
     public func find(grantID: String) throws(StorageError) -> Grant? {
         try mapStorageErrors {
-            try database.read { connection in
+            try database.lookups { connection in
                 try Self.find(grantID: grantID, on: connection)
             }
         }

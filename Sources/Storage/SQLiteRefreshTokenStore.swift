@@ -9,7 +9,8 @@ import SQLite
 /// its current generation, salt, lifetimes and last rotation; its revocation is its grant's. A
 /// token of it is read as that row seen from the token's generation (`SQLiteRefreshFamilies`), and
 /// a rotation is one conditional UPDATE (`generation = g + 1 WHERE generation = g` and the grant
-/// live) whose `changes()` picks the single winner: no INSERT, no index entry.
+/// live) whose returned row picks the single winner: no INSERT, no index entry, and on PostgreSQL
+/// no BEGIN/COMMIT (`rotateFamilyRow`).
 ///
 /// Older tokens stay in `refresh_tokens`: `rt1.…` values by the primary key (grant_id, generation)
 /// with their digest checked there (migration 0015), digest-only ones by `refresh_tokens_by_hash`.

@@ -62,6 +62,36 @@ struct PostgresRoundTripTests {
         #expect(database.roundTrips - before == 4)
     }
 
+    /// What `client_credentials` and `/userinfo` cost the stores besides the cached client (1).
+    @Test func clientCredentialsAndUserinfoAreOneStatementPerLookup() throws {
+        let stores = try StoreBackend.postgresql.make()
+        let postgres = try #require(stores.keepAlive.first as? PostgresStore)
+        let apis = SQLiteAPIStore(store: postgres)
+        let client = Sample.client()
+        let user = Sample.user()
+        try stores.clients.create(client)
+        try stores.users.create(user)
+        try apis.create(API(apiID: "api-1", identifier: "https://api.example.com/", name: "Orders", scopes: ["read"], createdAt: Sample.now))
+        try apis.grant(ClientGrant(clientID: client.clientID, apiID: "api-1", scopes: ["read"], createdAt: Sample.now))
+        let database = postgres.database
+
+        var before = database.roundTrips
+        let api = try #require(try apis.find(identifier: "https://api.example.com/"))
+        #expect(try apis.clientGrant(clientID: client.clientID, apiID: api.apiID) != nil)
+        try stores.grants.create(Grant(grantID: "m2m-1", clientID: client.clientID, userID: nil, sessionID: nil, scope: "read",
+                                       audience: api.identifier, authTime: nil, createdAt: Sample.now))
+        // The API, the client grant, the INSERT of the grant: one statement each, no BEGIN/COMMIT.
+        #expect(database.roundTrips - before == 3)
+
+        try stores.grants.create(Grant(grantID: "g-1", clientID: client.clientID, userID: user.userID, sessionID: nil, scope: "openid",
+                                       authTime: Sample.now, createdAt: Sample.now))
+        before = database.roundTrips
+        let holder = try SQLiteGrantHolderReader(store: postgres).grantAndUser(grantID: "g-1", userID: user.userID)
+        #expect(holder.grant != nil && holder.user != nil)
+        // The grant and the user.
+        #expect(database.roundTrips - before == 2)
+    }
+
     @Test func aCodeRedemptionIsOneShortTransaction() throws {
         let stores = try StoreBackend.postgresql.make()
         let client = Sample.client()
