@@ -62,8 +62,8 @@ public protocol GrantStore: Sendable {
     func revoke(grantID: String, at time: Date, reason: String) throws(StorageError)
 }
 
-/// A grant and a user read as one snapshot (SQLite: one read transaction instead of two), for
-/// checking an access token on every `/userinfo` call.
+/// A grant and a user read together (SQLite: one read transaction instead of two; PostgreSQL: two
+/// statements, no BEGIN/COMMIT), for checking an access token on every `/userinfo` call.
 public protocol GrantHolderReader: Sendable {
     func grantAndUser(grantID: String, userID: String) throws(StorageError) -> (grant: Grant?, user: User?)
 }

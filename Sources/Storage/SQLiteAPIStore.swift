@@ -23,13 +23,13 @@ public struct SQLiteAPIStore: APIStore {
 
     public func find(apiID: String) throws(StorageError) -> API? {
         try mapStorageErrors {
-            try database.read { try $0.queryOne("SELECT * FROM apis WHERE api_id = ?", [.text(apiID)]).map(Self.api) }
+            try database.lookups { try $0.queryOne("SELECT * FROM apis WHERE api_id = ?", [.text(apiID)]).map(Self.api) }
         }
     }
 
     public func find(identifier: String) throws(StorageError) -> API? {
         try mapStorageErrors {
-            try database.read { try $0.queryOne("SELECT * FROM apis WHERE identifier = ?", [.text(identifier)]).map(Self.api) }
+            try database.lookups { try $0.queryOne("SELECT * FROM apis WHERE identifier = ?", [.text(identifier)]).map(Self.api) }
         }
     }
 
@@ -84,7 +84,7 @@ public struct SQLiteAPIStore: APIStore {
 
     public func clientGrant(clientID: String, apiID: String) throws(StorageError) -> ClientGrant? {
         try mapStorageErrors {
-            try database.read { connection in
+            try database.lookups { connection in
                 try connection.queryOne("SELECT * FROM client_grants WHERE client_id = ? AND api_id = ?", [.text(clientID), .text(apiID)])
                     .map(Self.clientGrant)
             }

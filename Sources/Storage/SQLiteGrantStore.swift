@@ -10,7 +10,7 @@ public struct SQLiteGrantStore: GrantStore {
 
     public func create(_ grant: Grant) throws(StorageError) {
         try mapStorageErrors {
-            try database.write { connection in
+            try database.singleStatementWrite { connection in
                 _ = try connection.run(
                     """
                     INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, audience, auth_time, created_at,
@@ -26,7 +26,7 @@ public struct SQLiteGrantStore: GrantStore {
 
     public func find(grantID: String) throws(StorageError) -> Grant? {
         try mapStorageErrors {
-            try database.read { connection in
+            try database.lookups { connection in
                 try Self.find(grantID: grantID, on: connection)
             }
         }
@@ -59,7 +59,8 @@ public struct SQLiteGrantStore: GrantStore {
         try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(grant)
     }
 
-    private static func grant(_ row: Row) throws -> Grant {
+    /// A `grants` row (or any row with its columns).
+    static func grant(_ row: Row) throws -> Grant {
         Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"), userID: try row.optionalString("user_id"),
               sessionID: try row.optionalString("session_id"), scope: try row.string("scope"),
               audience: try row.optionalString("audience"), authTime: try row.optionalDate("auth_time"),

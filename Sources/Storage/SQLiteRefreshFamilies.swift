@@ -9,9 +9,11 @@ import SQLite
 /// rotation or before: the reuse rule only needs the newest rotation's time, as any older token's
 /// successor was itself rotated), or g is ahead (unknown). Client, user and scope are the grant's.
 enum SQLiteRefreshFamilies {
+    /// The family row with all of its grant's columns (no name is in both tables), so the refresh
+    /// grant's lookups get token and grant from one statement (`SQLiteGrantStore.grant(_:)`).
     static let select = """
-        SELECT f.grant_id, f.generation, f.salt, f.issued_at, f.expires_at, f.rotated_at,
-            g.client_id, g.user_id, g.scope, g.revoked_at
+        SELECT f.generation, f.salt, f.issued_at, f.expires_at, f.rotated_at, g.grant_id, g.client_id, g.user_id,
+            g.session_id, g.scope, g.audience, g.auth_time, g.created_at, g.revoked_at, g.revoke_reason
         FROM refresh_families f JOIN grants g ON g.grant_id = f.grant_id WHERE f.grant_id = ?
         """
 
@@ -47,13 +49,20 @@ enum SQLiteRefreshFamilies {
              SQLValue(date: token.expiresAt)])
     }
 
-    /// The rotation: 1 if generation `position.generation` was current and the grant live (and is now
-    /// the one before), else 0. Only unindexed columns change: one page of the family table is written.
-    static func advance(_ position: RefreshTokenKey.Position, at time: Date, on connection: any SQLConnection) throws -> Int {
-        try connection.run(
+    /// The rotation: the family row as it now is (current generation `position.generation + 1`,
+    /// with its grant's columns as in `select`) if generation `position.generation` was current and
+    /// the grant live, else nil. Only unindexed columns change: one page of the family table is
+    /// written. The grant's columns come from subqueries, as RETURNING may name only the table it updates.
+    static func advance(_ position: RefreshTokenKey.Position, at time: Date, on connection: any SQLConnection) throws -> Row? {
+        try connection.queryOne(
             """
             UPDATE refresh_families SET generation = ?3 + 1, rotated_at = ?1
             WHERE grant_id = ?2 AND generation = ?3 AND EXISTS (SELECT 1 FROM grants WHERE grant_id = ?2 AND revoked_at IS NULL)
+            RETURNING generation, salt, issued_at, expires_at, rotated_at, grant_id,
+                (SELECT client_id FROM grants WHERE grant_id = ?2) AS client_id,
+                (SELECT user_id FROM grants WHERE grant_id = ?2) AS user_id,
+                (SELECT scope FROM grants WHERE grant_id = ?2) AS scope,
+                (SELECT revoked_at FROM grants WHERE grant_id = ?2) AS revoked_at
             """, [SQLValue(date: time), .text(position.grantID), .integer(Int64(position.generation))])
     }
 }

@@ -9,7 +9,8 @@ import SQLite
 /// its current generation, salt, lifetimes and last rotation; its revocation is its grant's. A
 /// token of it is read as that row seen from the token's generation (`SQLiteRefreshFamilies`), and
 /// a rotation is one conditional UPDATE (`generation = g + 1 WHERE generation = g` and the grant
-/// live) whose `changes()` picks the single winner: no INSERT, no index entry.
+/// live) whose returned row picks the single winner: no INSERT, no index entry, and on PostgreSQL
+/// no BEGIN/COMMIT (`rotateFamilyRow`).
 ///
 /// Older tokens stay in `refresh_tokens`: `rt1.…` values by the primary key (grant_id, generation)
 /// with their digest checked there (migration 0015), digest-only ones by `refresh_tokens_by_hash`.
@@ -38,46 +39,69 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
-            try database.write { connection in
-                let changed: Int
-                if key.inFamilyRow, let position = key.position {
-                    changed = try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
+            if key.inFamilyRow, let position = key.position {
+                return try rotateFamilyRow(position, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time)
+            }
+            return try database.write { connection in
+                let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
+                let changed = if let position = key.position {
+                    try connection.run(
+                        """
+                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                        WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
+                            AND rotated_at IS NULL AND revoked_at IS NULL
+                        """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
                 } else {
-                    let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
-                    changed = if let position = key.position {
-                        try connection.run(
-                            """
-                            UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                            WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
-                                AND rotated_at IS NULL AND revoked_at IS NULL
-                            """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
-                    } else {
-                        try connection.run(
-                            """
-                            UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                            WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
-                            """, changes)
-                    }
+                    try connection.run(
+                        """
+                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                        WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
+                        """, changes)
                 }
                 guard let presented = try Self.find(key, on: connection) else { return .unknown }
                 if changed == 1 {
-                    if key.inFamilyRow {
-                        guard let next = try Self.storedSuccessor(of: presented, on: connection) else { return .unknown }
-                        return .rotated(presented: presented, successor: next)
-                    }
                     try Self.insert(successor, into: connection)
                     return .rotated(presented: presented, successor: successor)
                 }
                 let stored = try Self.storedSuccessor(of: presented, on: connection)
-                let outcome = judge.outcome(presented: presented, storedSuccessor: stored, expectedSuccessorHash: successor.tokenHash,
-                                            at: time)
-                if case .reused = outcome {
-                    // RFC 9700 §4.14.2: the whole family dies with the reuse, in this same transaction.
-                    try SQLiteGrantStore.revoke(grantID: presented.grantID, at: time, reason: "refresh token reused", on: connection)
-                }
-                return outcome
+                return try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time,
+                                       on: connection)
             }
         }
+    }
+
+    /// A one-row family's rotation is one statement (`advance`, which returns the row it wrote), so
+    /// on PostgreSQL a refresh's only write is one round trip with no BEGIN/COMMIT. Only when it
+    /// matches nothing (a retry, reuse, a revoked or unknown token) does a transaction read the row
+    /// and let the judge decide, revoking the family on reuse in that same transaction.
+    private func rotateFamilyRow(_ position: RefreshTokenKey.Position, judge: any RefreshReuseJudge, expectedSuccessorHash: String,
+                                 at time: Date) throws -> RefreshRotation {
+        let rotated = try database.singleStatementWrite { connection in
+            try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
+        }
+        // The row after the rotation: the presented token and its successor are both views of it.
+        if let rotated, let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: rotated),
+           let next = try SQLiteRefreshFamilies.token(at: position.generation + 1, of: rotated) {
+            return .rotated(presented: presented, successor: next)
+        }
+        return try database.write { connection in
+            guard let row = try connection.queryOne(SQLiteRefreshFamilies.select, [.text(position.grantID)]),
+                  let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: row) else { return .unknown }
+            let stored = presented.successorHash == nil ? nil : try SQLiteRefreshFamilies.token(at: position.generation + 1, of: row)
+            return try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: expectedSuccessorHash, at: time,
+                                   on: connection)
+        }
+    }
+
+    /// A token that did not rotate: the judge's outcome; on reuse the whole family dies with it
+    /// (RFC 9700 §4.14.2), in the caller's transaction.
+    private static func judged(_ presented: RefreshToken, stored: RefreshToken?, judge: any RefreshReuseJudge,
+                               expectedSuccessorHash: String, at time: Date, on connection: any SQLConnection) throws -> RefreshRotation {
+        let outcome = judge.outcome(presented: presented, storedSuccessor: stored, expectedSuccessorHash: expectedSuccessorHash, at: time)
+        if case .reused = outcome {
+            try SQLiteGrantStore.revoke(grantID: presented.grantID, at: time, reason: "refresh token reused", on: connection)
+        }
+        return outcome
     }
 
     /// Older tokens are marked; a one-row family dies with its grant, which is revoked here too.

@@ -24,6 +24,74 @@ struct PostgresRoundTripTests {
         #expect(database.roundTrips - before == 5)
     }
 
+    /// What a refresh of a one-row family costs the stores, in the order `refreshTokenGrant` asks.
+    @Test func aOneRowFamilyRefreshIsThreeLookupsAndOneStatement() throws {
+        let stores = try RefreshStores(.postgresql)
+        let postgres = try #require(stores.postgres)
+        try stores.family("grant-1", session: "sid-1")
+        try stores.tokens.insert(RefreshFamilyStoreTests.first(stores))
+        let database = postgres.database
+        _ = try stores.clients.find(clientID: stores.client.clientID)  // loads the client cache
+
+        var before = database.roundTrips
+        #expect(try stores.clients.find(clientID: stores.client.clientID) != nil)
+        // A cached client costs the change counter only.
+        #expect(database.roundTrips - before == 1)
+
+        before = database.roundTrips
+        let family = try #require(try SQLiteRefreshTokenFamilyReader(store: postgres).family(.family(grantID: "grant-1", generation: 0)))
+        #expect(family.grant != nil && family.user != nil && family.session != nil)
+        // The family row with its grant, the user and the session; no BEGIN/COMMIT around them.
+        #expect(database.roundTrips - before == 3)
+
+        before = database.roundTrips
+        guard case .rotated(_, let successor) = try RefreshFamilyStoreTests.rotate(stores, 0, at: Sample.now + 1) else {
+            Issue.record("no rotation")
+            return
+        }
+        #expect(successor.generation == 1)
+        // The conditional UPDATE … RETURNING alone: no BEGIN, no COMMIT, no read after it.
+        #expect(database.roundTrips - before == 1)
+
+        before = database.roundTrips
+        guard case .retried = try RefreshFamilyStoreTests.rotate(stores, 0, at: Sample.now + 2) else {
+            Issue.record("no retry inside the overlap window")
+            return
+        }
+        // A retry inside the window: the UPDATE matches nothing; BEGIN, one read of the row, COMMIT.
+        #expect(database.roundTrips - before == 4)
+    }
+
+    /// What `client_credentials` and `/userinfo` cost the stores besides the cached client (1).
+    @Test func clientCredentialsAndUserinfoAreOneStatementPerLookup() throws {
+        let stores = try StoreBackend.postgresql.make()
+        let postgres = try #require(stores.keepAlive.first as? PostgresStore)
+        let apis = SQLiteAPIStore(store: postgres)
+        let client = Sample.client()
+        let user = Sample.user()
+        try stores.clients.create(client)
+        try stores.users.create(user)
+        try apis.create(API(apiID: "api-1", identifier: "https://api.example.com/", name: "Orders", scopes: ["read"], createdAt: Sample.now))
+        try apis.grant(ClientGrant(clientID: client.clientID, apiID: "api-1", scopes: ["read"], createdAt: Sample.now))
+        let database = postgres.database
+
+        var before = database.roundTrips
+        let api = try #require(try apis.find(identifier: "https://api.example.com/"))
+        #expect(try apis.clientGrant(clientID: client.clientID, apiID: api.apiID) != nil)
+        try stores.grants.create(Grant(grantID: "m2m-1", clientID: client.clientID, userID: nil, sessionID: nil, scope: "read",
+                                       audience: api.identifier, authTime: nil, createdAt: Sample.now))
+        // The API, the client grant, the INSERT of the grant: one statement each, no BEGIN/COMMIT.
+        #expect(database.roundTrips - before == 3)
+
+        try stores.grants.create(Grant(grantID: "g-1", clientID: client.clientID, userID: user.userID, sessionID: nil, scope: "openid",
+                                       authTime: Sample.now, createdAt: Sample.now))
+        before = database.roundTrips
+        let holder = try SQLiteGrantHolderReader(store: postgres).grantAndUser(grantID: "g-1", userID: user.userID)
+        #expect(holder.grant != nil && holder.user != nil)
+        // The grant and the user.
+        #expect(database.roundTrips - before == 2)
+    }
+
     @Test func aCodeRedemptionIsOneShortTransaction() throws {
         let stores = try StoreBackend.postgresql.make()
         let client = Sample.client()
