@@ -121,7 +121,10 @@ import TestSupport
         #expect(reclaimed.freePages <= reclaimer.keep)
         #expect(reclaimed.releasedPages >= freed.freePages - reclaimer.keep)
         #expect(after < before / 5, "file \(before) → \(after) bytes")
-        #expect(reclaimed.longestHold < .milliseconds(40))
+        // Small steps, each its own write transaction (the time each took is printed above: a
+        // bound on it would measure this machine's load, not the reclaimer).
+        #expect(reclaimed.steps >= reclaimed.releasedPages / reclaimer.step)
+        #expect(reclaimed.steps > 1)
         #expect(try fixture.store.database.integrityCheck() == ["ok"])
     }
 
