@@ -59,7 +59,16 @@ def code_from(response):
 
 apps = {alg: admin("apps", "create", "--name", f"bench {alg}", "--type", "native", "--callbacks", callback,
                    "--id-token-alg", alg, "--refresh-reuse-interval", "0")["client_id"] for alg in ("RS256", "ES256")}
-admin("users", "create", "--email", "bench@example.com", "--password-stdin", stdin="Bench password 123\n")
+def create_once(*args, stdin=""):
+    """Creates a user or an API; a later round of the same bench (scripts/bench cluster) uses the first round's."""
+    try:
+        admin(*args, stdin=stdin)
+    except subprocess.CalledProcessError as error:
+        if "exists" not in (error.stderr or "") + (error.stdout or ""):
+            raise
+
+
+create_once("users", "create", "--email", "bench@example.com", "--password-stdin", stdin="Bench password 123\n")
 browser = requests.Session()
 browser.trust_env = False
 verifier, challenge = pkce()
@@ -89,7 +98,7 @@ for name, tokens in pools.items():
         file.write("\n".join(tokens) + "\n")
 
 # An m2m app with an API, for client_credentials.
-admin("apis", "create", "--identifier", "https://api.bench.example", "--name", "Bench API", "--scopes", "read,write")
+create_once("apis", "create", "--identifier", "https://api.bench.example", "--name", "Bench API", "--scopes", "read,write")
 m2m = admin("apps", "create", "--name", "bench m2m", "--type", "m2m")
 admin("apps", "grant", m2m["client_id"], "--api", "https://api.bench.example", "--scopes", "read")
 with open(os.path.join(out_dir, "env.sh"), "w") as file:
