@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -69,11 +69,28 @@ def field(driver, name: str):
         (By.CSS_SELECTOR, f"form.login-form input[name={name}]")))
 
 
+def replaced(page):
+    """A wait condition: `page` (an element of the old document) is gone. Chromium reports a node
+    released with its document either as a stale element or, while the next page is loading, as
+    the inspector error "Node with given id does not belong to the document": both mean gone."""
+    def check(_driver) -> bool:
+        try:
+            page.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in (error.msg or ""):
+                return True
+            raise
+    return check
+
+
 def press(driver, action: str) -> None:
     """Clicks the button and waits for the next page to replace this one."""
     page = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.CSS_SELECTOR, f"button[name=action][value={action}]").click()
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 15).until(replaced(page))
 
 
 def open_authorize(driver, deployment, app, callback, **extra) -> tuple[dict, str]:
@@ -230,7 +247,7 @@ def test_the_emailed_links_work_in_another_browser(deployment, mailbox, tmp_path
             type_like_a_person(password, "Link-Reset-2026")
             page = driver.find_element(By.TAG_NAME, "html")
             driver.find_element(By.CSS_SELECTOR, "button.button.primary").click()
-            WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+            WebDriverWait(driver, 15).until(replaced(page))
             assert "Password changed" in driver.find_element(By.TAG_NAME, "h1").text
             shoot(driver, "reset-link-done-en")
             driver.get(link)
