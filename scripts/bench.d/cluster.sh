@@ -158,31 +158,31 @@ bench_cluster() {
     local setup base db env_name node_pids run order
     # BENCH_RUNS rounds (default 3), the setups in alternating order, a fresh token pool each time.
     for run in $(seq "${BENCH_RUNS:-3}"); do
-    order="sqlite pg1 pg2"
-    [ $((run % 2)) -eq 0 ] && order="pg2 pg1 sqlite"
-    for setup in $order; do
-        case $setup in
-            sqlite) base=http://127.0.0.1:$p_sqlite/; db=-; node_pids=("$s_pid"); env_name=sqlite_env ;;
-            pg1) base=http://127.0.0.1:$p_pg1/; db=bench_pg1; node_pids=("$g1_pid"); env_name=pg_env1 ;;
-            pg2) base=http://127.0.0.1:$p_nginx/; db=bench_pg2; node_pids=("$ga_pid" "$gb_pid"); env_name=pg_env2 ;;
-        esac
-        local -n setup_env=$env_name
-        mkdir -p "$work/cpools-$setup"
-        (cd "$work/cluster-${setup/pg2/pg2a}" && env "${setup_env[@]}" \
-            python3 "$OLDPWD/scripts/bench.d/prepare_tokens.py" "$base" "$bin" "$work/cpools-$setup" 400) >/dev/null
-        # shellcheck disable=SC1090
-        source "$work/cpools-$setup/env.sh"
-        {
-            POOL="$work/cpools-$setup/refresh_ES256.txt" CLIENT=$ES256_CLIENT WRK_THREADS=2 \
-                cluster_row "$setup" "$db" refresh_ES256 "${base%/}" "$lua/refresh.lua" "${node_pids[@]}"
-            POOL="$work/cpools-$setup/refresh_RS256.txt" CLIENT=$RS256_CLIENT WRK_THREADS=2 \
-                cluster_row "$setup" "$db" refresh_RS256 "${base%/}" "$lua/refresh.lua" "${node_pids[@]}"
-            M2M_BASIC=$M2M_BASIC cluster_row "$setup" "$db" client_credentials "${base%/}" "$lua/client_credentials.lua" "${node_pids[@]}"
-            POOL="$work/cpools-$setup/access.txt" cluster_row "$setup" "$db" userinfo "${base%/}" "$lua/userinfo.lua" "${node_pids[@]}"
-        } | python3 -c 'import json, sys
-for line in sys.stdin: print(json.dumps({**json.loads(line), "run": int(sys.argv[1])}))' "$run" >> "$rows"
-        unset -n setup_env
-    done
+        order="sqlite pg1 pg2"
+        [ $((run % 2)) -eq 0 ] && order="pg2 pg1 sqlite"
+        for setup in $order; do
+            case $setup in
+                sqlite) base=http://127.0.0.1:$p_sqlite/; db=-; node_pids=("$s_pid"); env_name=sqlite_env ;;
+                pg1) base=http://127.0.0.1:$p_pg1/; db=bench_pg1; node_pids=("$g1_pid"); env_name=pg_env1 ;;
+                pg2) base=http://127.0.0.1:$p_nginx/; db=bench_pg2; node_pids=("$ga_pid" "$gb_pid"); env_name=pg_env2 ;;
+            esac
+            local -n setup_env=$env_name
+            mkdir -p "$work/cpools-$setup"
+            (cd "$work/cluster-${setup/pg2/pg2a}" && env "${setup_env[@]}" \
+                python3 "$OLDPWD/scripts/bench.d/prepare_tokens.py" "$base" "$bin" "$work/cpools-$setup" 400) >/dev/null
+            # shellcheck disable=SC1090
+            source "$work/cpools-$setup/env.sh"
+            {
+                POOL="$work/cpools-$setup/refresh_ES256.txt" CLIENT=$ES256_CLIENT WRK_THREADS=2 \
+                    cluster_row "$setup" "$db" refresh_ES256 "${base%/}" "$lua/refresh.lua" "${node_pids[@]}"
+                POOL="$work/cpools-$setup/refresh_RS256.txt" CLIENT=$RS256_CLIENT WRK_THREADS=2 \
+                    cluster_row "$setup" "$db" refresh_RS256 "${base%/}" "$lua/refresh.lua" "${node_pids[@]}"
+                M2M_BASIC=$M2M_BASIC cluster_row "$setup" "$db" client_credentials "${base%/}" "$lua/client_credentials.lua" "${node_pids[@]}"
+                POOL="$work/cpools-$setup/access.txt" cluster_row "$setup" "$db" userinfo "${base%/}" "$lua/userinfo.lua" "${node_pids[@]}"
+            } | python3 -c 'import json, sys; [print(json.dumps({**json.loads(line), "run": int(sys.argv[1])})) for line in sys.stdin]' \
+                "$run" >> "$rows"
+            unset -n setup_env
+        done
     done
     cp "$rows" "${BENCH_OUT:-/tmp}/gatehouse-bench-cluster.jsonl" 2>/dev/null || true
     python3 - "$rows" "$connections" "$seconds" <<'PY'
