@@ -57,7 +57,7 @@ extension SettingKey {
                    help: "How often expired rows are purged and their space given back (also at start); 0 turns it off.",
                    parse: { ValueParsers.duration($0, in: .zero...(.seconds(86_400))) }, store: \.maintenanceInterval),
         SettingKey("audit_retention", default: "30d", help: "Audit events older than this are purged.",
-                   parse: { ValueParsers.duration($0, in: .seconds(3600)...(.seconds(3650 * 86_400))) }, store: \.auditRetention),
+                   parse: { ValueParsers.duration($0, in: .seconds(60)...(.seconds(3650 * 86_400))) }, store: \.auditRetention),
         SettingKey("log_level", default: "info", help: "debug, info, warning or error.",
                    parse: ValueParsers.logLevel, store: \.logLevel),
         SettingKey("connection_name", default: "Username-Password-Authentication",

@@ -3,7 +3,15 @@
 # A long run at half load on a seeded database (BENCH_SOAK_SIZE users, default 100k) with the
 # maintenance purge on (every minute, the default): open-loop refreshes (chains) and /userinfo,
 # each at a quarter of its wrk maximum measured first, and a sign-in every two seconds. Every
-# 10 s the database, WAL and RSS go into soak.csv; gnuplot draws soak.png into BENCH_OUT.
+# 10 s the database, WAL and RSS go into soak.csv; gnuplot draws soak.png into BENCH_OUT. Audit
+# events are kept BENCH_SOAK_AUDIT_RETENTION (default 5m), so that their table reaches its steady
+# state inside the run; pages gained per table over the run are printed at the end.
+
+# Pages in use per table and index (SQLite's dbstat), and the free list: where a database that grows
+# puts its bytes. Read on a reader connection, beside the running daemon.
+table_pages() {
+    sqlite3 -readonly "$1" "SELECT name, count(*) FROM dbstat GROUP BY name; SELECT '(free list)', freelist_count FROM pragma_freelist_count;"
+}
 
 ensure_gnuplot() {
     command -v gnuplot >/dev/null && return
@@ -14,12 +22,15 @@ ensure_gnuplot() {
 
 bench_soak() {
     local minutes=${BENCH_SOAK_MINUTES:-30} size=${BENCH_SOAK_SIZE:-100k} out=${BENCH_OUT:-$PWD/bench-out}
+    local audit_retention=${BENCH_SOAK_AUDIT_RETENTION:-5m}
     local duration p port start_ms pool rows="$work/soak-rows.jsonl" csv="$out/soak.csv"
     ensure_gnuplot
     mkdir -p "$out"
     duration=$(python3 -c "print(int(float('$minutes') * 60))")
     scale_seed "$size" > "$work/soak-seed.json"
-    read -r p port start_ms < <(SCALE_MAINTENANCE=1m scale_start "$size")
+    # Audit events are the one table that grows with traffic by design (an event per token issued),
+    # up to audit_retention: a retention of minutes lets the soak reach that steady state.
+    read -r p port start_ms < <(SCALE_MAINTENANCE=1m IDP_AUDIT_RETENTION=$audit_retention scale_start "$size")
     pids+=("$p")
     # shellcheck disable=SC1090
     source "$work/scale-$size/pool/env.sh"
@@ -46,6 +57,7 @@ bench_soak() {
         "$SEED_USERS" 1 "$duration" soak_signin 2 > "$work/soak-signin.json" &
     loads+=($!); pids+=($!)
     local db="$work/scale-$size/data/idp.sqlite3" started now
+    table_pages "$db" > "$work/soak-pages-start.txt"
     started=$(date +%s)
     echo "seconds,database_mib,wal_mib,rss_mib,server_cpu_s" > "$csv"
     while true; do
@@ -63,11 +75,12 @@ print(f"{elapsed},{size(db):.2f},{size(wal):.2f},{rss:.2f},{(int(stat[11]) + int
         sleep 10
     done
     wait "${loads[@]}"
+    table_pages "$db" > "$work/soak-pages-end.txt"
     gnuplot <<GNUPLOT
 set terminal pngcairo size 900,500 noenhanced
 set output "$out/soak.png"
 set datafile separator ","
-set title "Gatehouse soak: ${minutes} min at half load, $size users, purge every minute"
+set title "Gatehouse soak: ${minutes} min at half load, $size users, purge every minute, audit kept $audit_retention"
 set xlabel "seconds"
 set ylabel "MiB"
 set key top left
@@ -75,7 +88,8 @@ set grid
 plot "$csv" using 1:2 with lines lw 2 title "database", "$csv" using 1:3 with lines lw 2 title "WAL", \
      "$csv" using 1:4 with lines lw 2 title "RSS"
 GNUPLOT
-    python3 - "$csv" "$work/soak-refresh.json" "$work/soak-userinfo.json" "$work/soak-signin.json" "$rows" "$out" <<'PY'
+    python3 - "$csv" "$work/soak-refresh.json" "$work/soak-userinfo.json" "$work/soak-signin.json" "$rows" "$out" \
+        "$work/soak-pages-start.txt" "$work/soak-pages-end.txt" <<'PY'
 import csv, json, sys
 samples = list(csv.DictReader(open(sys.argv[1])))
 loads = [json.loads(open(path).read()) for path in sys.argv[2:5]]
@@ -91,6 +105,11 @@ print(f"  {loads[2]['name']:<14} {loads[2]['flows']} flows, p50 {loads[2]['p50_m
 for column, label in (("database_mib", "database"), ("wal_mib", "WAL"), ("rss_mib", "RSS")):
     first, last = minute(head, column), minute(tail, column)
     print(f"  {label:<9} first minute {first:8.1f} MiB, last minute {last:8.1f} MiB: {(last - first) / span:+.2f} MiB/min")
+pages = [dict((name, int(count)) for name, count in (line.rsplit("|", 1) for line in open(path) if "|" in line))
+         for path in sys.argv[7:9]]
+grown = sorted(((pages[1].get(name, 0) - pages[0].get(name, 0), name) for name in set(pages[0]) | set(pages[1])), reverse=True)
+gains = ", ".join(f"{name} {delta:+d}" for delta, name in grown[:6] if delta > 0)
+print(f"  pages gained over the soak (4 KiB each), largest first: {gains or 'none'}")
 print(f"  samples: {sys.argv[1]}, plot: {sys.argv[6]}/soak.png")
 PY
 }
