@@ -74,8 +74,9 @@ public final class Database: Sendable {
         try write(timed: nil, body)
     }
 
-    /// `write`, also returning how long the write lock was held (from taking it to after the
-    /// commit), for maintenance work that must stay short beside request traffic.
+    /// `write`, also returning how long the write lock was held (from the moment BEGIN IMMEDIATE
+    /// got it to after the commit; waiting for it is not holding it), for maintenance work that
+    /// must stay short beside request traffic.
     public func timedWrite<T>(_ body: (Connection) throws -> T) throws -> (value: T, held: Duration) {
         var held = Duration.zero
         let value = try write(timed: { held = $0 }, body)
@@ -85,9 +86,12 @@ public final class Database: Sendable {
     private func write<T>(timed: ((Duration) -> Void)?, _ body: (Connection) throws -> T) throws -> T {
         do {
             let value = try withWriter { connection in
-                let start = ContinuousClock.now
-                defer { timed?(ContinuousClock.now - start) }
-                return try Self.transaction(on: connection, begin: "BEGIN IMMEDIATE", body)
+                var start: ContinuousClock.Instant?
+                defer { if let start { timed?(ContinuousClock.now - start) } }
+                return try Self.transaction(on: connection, begin: "BEGIN IMMEDIATE") { connection in
+                    start = ContinuousClock.now
+                    return try body(connection)
+                }
             }
             writeHealth.recordSuccess()
             return value

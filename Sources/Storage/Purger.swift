@@ -34,7 +34,8 @@ public struct PurgeReport: Sendable, Equatable {
 /// Off the request path and in small steps: due rows are found on a reader (which never blocks
 /// the writer in WAL mode), then deleted by primary key, at most `batchSize` rows per write
 /// transaction, each row's condition checked again under the write lock, with a `pause` between
-/// transactions so request writers queued on the lock go first. A run interrupted or failed
+/// transactions so request writers queued on the lock go first. The pages each batch's deletes
+/// will change are read on a reader first (`ColdPages`), so no cold read happens under the lock. A run interrupted or failed
 /// half-way leaves a consistent database; the next run picks up what is left.
 public struct Purger: Sendable {
     let database: any SQLDatabase
@@ -147,6 +148,7 @@ public struct Purger: Sendable {
     /// statement for the batch (`PurgeRule.deleteMany`), since a statement per key is a network
     /// round trip per key and 200 of them would keep the transaction open for tens of milliseconds.
     private func delete(_ keys: ArraySlice<SQLValue>, _ rule: PurgeRule, _ report: inout PurgeReport) throws -> Int {
+        try ColdPages.warm(rule.warm, keys, in: database)
         let count = rule.delete.highestParameter
         var next = keys.startIndex
         var total = 0
@@ -197,6 +199,7 @@ public struct Purger: Sendable {
                                 _ shouldContinue: () -> Bool) throws {
         let stillDue = FamilyRule.stillDue(database.dialect)
         let check = stillDue.highestParameter
+        try ColdPages.warm(ColdPages.grant(database.dialect), grants, in: database)
         var next = 0
         while next < grants.count {
             guard shouldContinue() else { return report.interrupted = true }

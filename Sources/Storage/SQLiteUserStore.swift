@@ -192,6 +192,7 @@ public struct SQLiteUserStore: UserStore {
                 // database finding them costs cold page reads, which no writer should wait for.
                 let rows = try database.read { connection in try step.candidates(userID, connection) }
                 guard !rows.isEmpty else { break }
+                try ColdPages.warm(step.warm(database.dialect), try rows.map { .text(try $0.string("grant_id")) }, in: database)
                 var next = rows.startIndex
                 while next < rows.endIndex {
                     let (liveGrants, held) = try database.timedWrite { connection in
@@ -208,7 +209,9 @@ public struct SQLiteUserStore: UserStore {
         return live
     }
 
+    /// `warm` reads, on a reader, the pages the deletes of a batch's rows (by `grant_id`) will change (`ColdPages`).
     typealias BatchStep = (candidates: @Sendable (String, any SQLConnection) throws -> [Row],
+                           warm: @Sendable (SQLDialect) -> String?,
                            delete: @Sendable ([Row], inout Int, String, Int64, any SQLConnection) throws -> Int)
 
     static let deleteTokenBatch: BatchStep = (
@@ -220,6 +223,8 @@ public struct SQLiteUserStore: UserStore {
                 WHERE g.user_id = ?1 LIMIT ?2
                 """, [.text(userID), .integer(Int64(deletionBatch))])
         },
+        // The candidate query has just read these rows' pages; older tokens are few since families.
+        warm: { _ in nil },
         delete: { rows, next, userID, now, connection in
             let started = ContinuousClock.now
             repeat {
@@ -245,6 +250,7 @@ public struct SQLiteUserStore: UserStore {
                 WHERE g.user_id = ?1 LIMIT ?2
                 """, [.text(userID), .integer(Int64(deletionBatch))])
         },
+        warm: ColdPages.grant,
         delete: { rows, next, userID, now, connection in
             let started = ContinuousClock.now
             var live = 0
