@@ -53,9 +53,13 @@ enum DatabaseMaintenanceCommands {
         run: { invocation in
             let settings = try invocation.settings()
             let store = try existingStore(invocation, settings.database)
+            // As the daemon's maintenance runs: no batch's commit runs a checkpoint (Database+Checkpoints.swift).
+            try DatabaseCommands.mapErrors { try store.sqlite?.startBackgroundCheckpoints() }
             let report = try DatabaseCommands.mapErrors { try Purger(store: store).purge(policy(settings), at: Date()) }
             let reclaimed = try DatabaseCommands.mapErrors { try SpaceReclaimer(store: store).reclaim() }
-            _ = try? store.sqlite?.checkpoint()
+            // PASSIVE: a TRUNCATE checkpoint blocks every new writer until it has copied and synced the
+            // whole WAL, tens of milliseconds after a large purge (measured by `scripts/bench holds`).
+            try? store.sqlite?.database.checkpoint(truncate: false)
             let rows = Dictionary(uniqueKeysWithValues: PurgeTable.allCases.map { ($0.rawValue, report.deleted[$0] ?? 0) })
             if report.total > 0 {
                 try invocation.audit("db.purged", details: rows.filter { $0.value > 0 }.mapValues(String.init))

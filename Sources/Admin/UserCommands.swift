@@ -266,6 +266,9 @@ enum UserCommands {
         positionals: 1...1,
         run: { invocation in
             let store = try invocation.store()
+            // Commits leave copying the WAL back to a checkpoint thread, as the daemon's do, so no
+            // batch's commit runs a checkpoint (Database+Checkpoints.swift).
+            try DatabaseCommands.mapErrors { try store.sqlite?.startBackgroundCheckpoints() }
             let users = SQLiteUserStore(store: store)
             let user = try existingUser(invocation.arguments.positionals[0], in: users)
             try invocation.confirm("Delete the user \(user.email) (\(user.userID)) with their sessions and tokens? This cannot be undone.")
