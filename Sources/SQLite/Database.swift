@@ -32,18 +32,18 @@ public final class Database: Sendable {
         }
         // The writer first: it creates the file and switches it to WAL, which readers then find.
         let writerConnection = try Connection(path: path, busyTimeout: busyTimeout)
-        var readerConnections: [Connection] = []
+        // One reader now, so a file readers cannot open fails here; the others on first need.
+        let firstReader: Connection
         do {
-            for _ in 0..<max(1, readers) {
-                readerConnections.append(try Connection(path: path, readOnly: true, busyTimeout: busyTimeout))
-            }
+            firstReader = try Connection(path: path, readOnly: true, busyTimeout: busyTimeout)
         } catch {
-            readerConnections.forEach { $0.close() }
             writerConnection.close()
             throw error
         }
         self.writer = Locked(writerConnection)
-        self.readers = ReaderPool(readerConnections)
+        self.readers = ReaderPool(first: firstReader, capacity: readers) {
+            try Connection(path: path, readOnly: true, busyTimeout: busyTimeout)
+        }
     }
 
     deinit {
