@@ -17,7 +17,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl-dev libsqlite3-dev zlib1g-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
+      libssl-dev libsqlite3-dev libpq-dev zlib1g-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -29,12 +29,15 @@ RUN scripts/build \
  && install -D -m 0755 .build/release/idp /out/idp \
  && install -D -m 0755 .build/release/idp-admin /out/idp-admin
 
-# --- Runtime stage: slim Debian with only the C libraries the binaries link.
+# --- Runtime stage: slim Debian with only the C libraries the binaries use.
 # The Swift runtime and Foundation are linked statically (--static-swift-stdlib).
+# libcurl4 (SMTP, upstream connections) and libpq5 (a postgresql:// database) are not linked:
+# they are loaded on demand, only by a daemon whose configuration needs them (README "Memory and
+# start"), and stay installed here so that SMTP and PostgreSQL work in the image.
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl3 libsqlite3-0 zlib1g libcrypt1 libcurl4 ca-certificates curl john-data \
+      libssl3 libsqlite3-0 zlib1g libcrypt1 libcurl4 libpq5 ca-certificates curl john-data \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system gatehouse \
  && useradd --system --gid gatehouse --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \

@@ -17,8 +17,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libcurl and libpq are opened with dlopen when first needed, never linked (README "Memory and
+        // start"): their headers (libcurl4-openssl-dev, libpq-dev) give the types, these C targets the calls.
+        .target(name: "CLibraryLoader"),
+        .target(name: "CCurlLoader", dependencies: ["CLibraryLoader"]),
+        .target(name: "CLibPQLoader", dependencies: ["CLibraryLoader"]),
 
         // Building blocks with no knowledge of OAuth.
         .target(name: "Logging"),
@@ -28,16 +31,16 @@ let package = Package(
         // The SQL the record stores speak (values, rows, the connection protocols), and its two backends.
         .target(name: "SQL"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQL"]),
-        .target(name: "PostgreSQL", dependencies: ["CLibPQ", "SQL"]),
+        .target(name: "PostgreSQL", dependencies: ["CLibPQLoader", "SQL"]),
         .target(name: "HTTP", dependencies: ["CLinux", "CZlib", "Logging"]),
-        .target(name: "Mail", dependencies: ["CCurl", "Settings"]),
+        .target(name: "Mail", dependencies: ["CCurlLoader", "Settings"]),
 
         // The identity provider.
         .target(name: "Model"),
         .target(name: "Storage", dependencies: ["Model", "SQL", "SQLite", "PostgreSQL", "Crypto", "Logging", "Settings"]),
         .target(name: "OIDC", dependencies: ["Model", "JOSE", "Crypto"]),
         .target(name: "KeyManagement", dependencies: ["Storage", "JOSE", "Crypto", "Settings", "Model", "Logging"]),
-        .target(name: "Server", dependencies: ["CCurl", "HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
+        .target(name: "Server", dependencies: ["CCurlLoader", "HTTP", "OIDC", "Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Logging", "Mail"]),
         .target(name: "Admin", dependencies: ["Storage", "KeyManagement", "JOSE", "Crypto", "Settings", "Model", "Logging", "OIDC", "Mail"]),
         .executableTarget(name: "idp", dependencies: ["Server", "Settings", "Logging"]),
         .executableTarget(name: "idp-admin", dependencies: ["Admin", "Settings"]),

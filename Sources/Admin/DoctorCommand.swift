@@ -94,6 +94,7 @@ enum DoctorCommand {
         }
 
         checks += emailChecks(settings)
+        checks += LibraryDoctorChecks.run(settings)
 
         if settings.isPostgreSQL {
             let (postgres, schemaCurrent) = PostgresDoctorChecks.run(settings)

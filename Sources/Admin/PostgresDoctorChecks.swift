@@ -19,6 +19,8 @@ enum PostgresDoctorChecks {
         let database: PostgresDatabase
         do {
             database = try PostgresDatabase(configuration)
+        } catch let error where error.isLibraryUnavailable {
+            return ([Check(name: "database_connection", verdict: .fail, message: error.message)], false)
         } catch {
             return ([PostgresDoctorVerdicts.connection(url: configuration.url, error: error.message)], false)
         }

@@ -1,19 +1,22 @@
-internal import CCurl
+internal import CCurlLoader
 import FoundationEssentials
 
 /// The libcurl calls behind `SMTPTransport`: one easy handle per delivery, the message read
 /// from memory by a callback, errors mapped to `DeliveryError`.
 extension SMTPTransport {
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-
     func perform(_ message: [UInt8], from: String, to recipients: [String]) throws(DeliveryError) {
-        guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
+        do {
+            try LibCurl.load()
+        } catch {
+            throw DeliveryError(.other, error.description)
+        }
+        guard let handle = gh_curl_easy_init() else {
             throw DeliveryError(.other, "libcurl could not be initialised")
         }
-        defer { curl_easy_cleanup(handle) }
+        defer { gh_curl_easy_cleanup(handle) }
         var recipientList: UnsafeMutablePointer<curl_slist>?
-        for recipient in recipients { recipientList = curl_slist_append(recipientList, "<\(recipient)>") }
-        defer { curl_slist_free_all(recipientList) }
+        for recipient in recipients { recipientList = gh_curl_slist_append(recipientList, "<\(recipient)>") }
+        defer { gh_curl_slist_free_all(recipientList) }
 
         let source = Unmanaged.passRetained(UploadSource(message, cancellation: cancellation))
         defer { source.release() }
@@ -48,12 +51,12 @@ extension SMTPTransport {
             if let username = configuration.username { set(gh_curl_set_string(handle, CURLOPT_USERNAME, username)) }
             if let password = configuration.password { set(gh_curl_set_string(handle, CURLOPT_PASSWORD, password)) }
             guard status == CURLE_OK else { return status }
-            return curl_easy_perform(handle)
+            return gh_curl_easy_perform(handle)
         }
         guard code != CURLE_OK else { return }
         let reply = gh_curl_response_code(handle)
         let written = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let text = written.isEmpty ? String(cString: curl_easy_strerror(code)) : written
+        let text = written.isEmpty ? String(cString: gh_curl_easy_strerror(code)) : written
         throw Self.error(code, text, replyCode: reply > 0 ? Int(reply) : nil)
     }
 

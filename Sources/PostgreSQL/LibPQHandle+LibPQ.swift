@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQLoader
 import Glibc
 
 /// The `PGconn*` and every libpq call: the only unsafe code of the PostgreSQL backend.
@@ -9,6 +9,7 @@ final class LibPQHandle {
     private var connection: OpaquePointer?
 
     init(parameters: [(String, String)]) throws(PostgresError) {
+        try LibPQ.load()
         let keys = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
         defer {
@@ -17,12 +18,12 @@ final class LibPQHandle {
         }
         let connection: OpaquePointer? = keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
             values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
-                PQconnectdbParams(keyPointers.baseAddress, valuePointers.baseAddress, 1)
+                gh_PQconnectdbParams(keyPointers.baseAddress, valuePointers.baseAddress, 1)
             }
         }
-        guard let connection, PQstatus(connection) == CONNECTION_OK else {
-            let message = connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "out of memory"
-            PQfinish(connection)
+        guard let connection, gh_PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.trimmed(gh_PQerrorMessage($0)) } ?? "out of memory"
+            gh_PQfinish(connection)
             throw .connection("cannot connect to PostgreSQL: \(message)")
         }
         self.connection = connection
@@ -31,23 +32,23 @@ final class LibPQHandle {
     deinit { close() }
 
     func close() {
-        if let connection { PQfinish(connection) }
+        if let connection { gh_PQfinish(connection) }
         connection = nil
     }
 
-    var isConnected: Bool { connection.map { PQstatus($0) == CONNECTION_OK } ?? false }
+    var isConnected: Bool { connection.map { gh_PQstatus($0) == CONNECTION_OK } ?? false }
 
     var isInTransaction: Bool {
         guard let connection else { return false }
-        let status = PQtransactionStatus(connection)
+        let status = gh_PQtransactionStatus(connection)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     /// A script of statements without parameters (simple query protocol).
     func execute(_ sql: String) throws(PostgresError) {
         let connection = try open(sql)
-        let result = PQexec(connection, sql)
-        defer { PQclear(result) }
+        let result = gh_PQexec(connection, sql)
+        defer { gh_PQclear(result) }
         try check(result, sql: sql)
     }
 
@@ -78,11 +79,11 @@ final class LibPQHandle {
             }
         }
         let result = buffers.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
-            PQexecParams(connection, sql, Int32(bindings.count), types, pointers.baseAddress, lengths, formats, 0)
+            gh_PQexecParams(connection, sql, Int32(bindings.count), types, pointers.baseAddress, lengths, formats, 0)
         }
-        defer { PQclear(result) }
+        defer { gh_PQclear(result) }
         try check(result, sql: sql)
-        return (rows(result!), Int(String(cString: PQcmdTuples(result))) ?? 0)
+        return (rows(result!), Int(String(cString: gh_PQcmdTuples(result))) ?? 0)
     }
 
     private func open(_ sql: String) throws(PostgresError) -> OpaquePointer {
@@ -91,13 +92,13 @@ final class LibPQHandle {
     }
 
     private func check(_ result: OpaquePointer?, sql: String) throws(PostgresError) {
-        let status = result.map { PQresultStatus($0) } ?? PGRES_FATAL_ERROR
+        let status = result.map { gh_PQresultStatus($0) } ?? PGRES_FATAL_ERROR
         if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return }
-        var state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
-        var message = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
-            ?? connection.map { Self.trimmed(PQerrorMessage($0)) } ?? "no result"
+        var state = result.flatMap { gh_PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        var message = result.flatMap { gh_PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
+            ?? connection.map { Self.trimmed(gh_PQerrorMessage($0)) } ?? "no result"
         // libpq reports a lost server without SQLSTATE; the connection's status says so.
-        if state.isEmpty || connection.map({ PQstatus($0) != CONNECTION_OK }) == true {
+        if state.isEmpty || connection.map({ gh_PQstatus($0) != CONNECTION_OK }) == true {
             if state.isEmpty || !state.hasPrefix("57") { state = "08006" }
             if message.isEmpty { message = "connection to PostgreSQL lost" }
         }
@@ -105,11 +106,11 @@ final class LibPQHandle {
     }
 
     private func rows(_ result: OpaquePointer) -> [Row] {
-        let rowCount = Int(PQntuples(result))
-        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(gh_PQntuples(result))
+        let columnCount = Int(gh_PQnfields(result))
         guard rowCount > 0 else { return [] }
-        let names = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
-        let types = (0..<columnCount).map { PQftype(result, Int32($0)) }
+        let names = (0..<columnCount).map { String(cString: gh_PQfname(result, Int32($0))) }
+        let types = (0..<columnCount).map { gh_PQftype(result, Int32($0)) }
         let index = Row.index(names)
         var rows: [Row] = []
         rows.reserveCapacity(rowCount)
@@ -117,12 +118,12 @@ final class LibPQHandle {
             var values: [SQLValue] = []
             values.reserveCapacity(columnCount)
             for column in 0..<Int32(columnCount) {
-                if PQgetisnull(result, row, column) == 1 {
+                if gh_PQgetisnull(result, row, column) == 1 {
                     values.append(.null)
                     continue
                 }
-                let length = Int(PQgetlength(result, row, column))
-                let text = PQgetvalue(result, row, column)!.withMemoryRebound(to: UInt8.self, capacity: length) {
+                let length = Int(gh_PQgetlength(result, row, column))
+                let text = gh_PQgetvalue(result, row, column)!.withMemoryRebound(to: UInt8.self, capacity: length) {
                     UnsafeBufferPointer(start: $0, count: length)
                 }
                 values.append(PostgresText.decode(text, type: types[Int(column)]))

@@ -74,13 +74,15 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable {
 
     private func checkOut() throws -> PostgresConnection {
         let deadline = PoolCondition.deadline(after: configuration.checkoutTimeout)
-        let reserved: Bool = try condition.withLock {
+        // An idle connection is taken under the same lock that saw it: two callers must not both
+        // count on the last one. Nil: a slot is reserved, and the connection is made outside the lock.
+        let taken: PostgresConnection? = try condition.withLock {
             while true {
                 if isClosed { throw PostgresError.misuse("database pool is closed") }
-                if !idle.isEmpty { return false }
+                if let connection = idle.popLast() { return connection }
                 if open < configuration.maxConnections {
-                    open += 1  // reserve the slot; connect outside the lock
-                    return true
+                    open += 1
+                    return nil
                 }
                 if PoolCondition.hasPassed(deadline) {
                     throw PostgresError(sqlState: "53300", message: "all \(configuration.maxConnections) database connections are busy")
@@ -88,7 +90,7 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable {
                 condition.wait(until: deadline)
             }
         }
-        if reserved {
+        guard let connection = taken else {
             do {
                 return try PostgresConnection(configuration)
             } catch {
@@ -99,7 +101,6 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable {
                 throw error
             }
         }
-        let connection = condition.withLock { idle.removeLast() }
         if connection.isHealthy { return connection }
         // The server went away while this one sat idle: replace it.
         connection.close()

@@ -16,6 +16,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
+        if isLibraryUnavailable { return message }  // Not the server's: it names the library and package itself.
         var text = "PostgreSQL error \(sqlState): \(message)"
         if let sql { text += " — in: \(sql)" }
         return text
@@ -40,6 +41,17 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     static func connection(_ message: String) -> PostgresError {
         PostgresError(sqlState: "08000", message: message)
     }
+
+    /// libpq itself cannot be opened (`LibPQ.load`). SQLSTATE class 58 is "system error", outside
+    /// PostgreSQL; not a connection failure, so a start does not wait for it to pass.
+    static func libraryUnavailable(_ message: String) -> PostgresError {
+        PostgresError(sqlState: libraryUnavailableState, message: message)
+    }
+
+    static let libraryUnavailableState = "58000"
+
+    /// libpq could not be opened: the message names the library, the Debian package and why.
+    public var isLibraryUnavailable: Bool { sqlState == Self.libraryUnavailableState && sql == nil }
 
     static func misuse(_ message: String, sql: String? = nil) -> PostgresError {
         PostgresError(sqlState: "XX000", message: message, sql: sql)

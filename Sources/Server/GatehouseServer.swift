@@ -51,11 +51,14 @@ public final class GatehouseServer: Sendable {
             do {
                 _ = try MailSetup.transport(for: delivery)
                 _ = try MailSetup.sender(for: delivery)
+                // libcurl is opened on first use; with SMTP configured, a missing one stops the start.
+                if case .smtp = delivery.transport { try LibCurl.load() }
             } catch {
                 store.close()
                 throw StartupError.mail(String(describing: error))
             }
         }
+        Self.openUpstreamLibrary(connections: parts.upstream.connections, logger: logger)
         let routes = Routes(parts: parts, store: store)
         production.metrics.setActiveSessions(parts.liveSessionCount)
         // PostgreSQL has no files of ours to size: the gauges stay at 0 there.
@@ -65,6 +68,19 @@ public final class GatehouseServer: Sendable {
         var configuration = HTTPServerConfiguration(settings)
         production.install(into: &configuration)
         http = HTTPServer(configuration: configuration, responder: routes.responder(), logger: logger)
+    }
+
+    /// With upstream connections configured, libcurl is opened now rather than at a user's first
+    /// sign-in through one, so a missing library is logged at start. The daemon still starts:
+    /// password sign-in works without it, and each fetch reports the same error.
+    private static func openUpstreamLibrary(connections: SQLiteConnectionStore, logger: Logger) {
+        guard let configured = try? connections.list(), !configured.isEmpty else { return }
+        do {
+            try CurlUpstreamFetcher.loadLibrary()
+        } catch {
+            logger.error("upstream_library_unavailable", ["error": .string(error.description),
+                                                          "connections": .int(configured.count)])
+        }
     }
 
     /// Binds the listeners and starts serving; returns the bound addresses.

@@ -1,19 +1,18 @@
-internal import CCurl
+internal import CCurlLoader
 import FoundationEssentials
 import OIDC
 
 /// The libcurl calls behind `CurlUpstreamFetcher`: one easy handle per request, the answer and its
 /// headers collected in memory by callbacks (refused past the size bound), errors as `.unreachable`.
 extension CurlUpstreamFetcher {
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-
     func perform(_ url: String, form: [UInt8]?, headers: [String]) throws(UpstreamError) -> UpstreamResponse {
-        guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else { throw .unreachable("libcurl could not be initialised") }
-        defer { curl_easy_cleanup(handle) }
+        try Self.loadLibrary()
+        guard let handle = gh_curl_easy_init() else { throw .unreachable("libcurl could not be initialised") }
+        defer { gh_curl_easy_cleanup(handle) }
         var headerList: UnsafeMutablePointer<curl_slist>?
-        for header in headers { headerList = curl_slist_append(headerList, header) }
+        for header in headers { headerList = gh_curl_slist_append(headerList, header) }
         // The list may hold `Authorization`: libcurl keeps its own copies only while the handle lives.
-        defer { curl_slist_free_all(headerList) }
+        defer { gh_curl_slist_free_all(headerList) }
 
         let sink = Unmanaged.passRetained(ResponseSink(limit: configuration.maximumBodySize))
         defer { sink.release() }
@@ -47,13 +46,13 @@ extension CurlUpstreamFetcher {
                 set(form.withUnsafeBufferPointer { gh_curl_set_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) })
             }
             guard status == CURLE_OK else { return status }
-            return curl_easy_perform(handle)
+            return gh_curl_easy_perform(handle)
         }
         let response = sink.takeUnretainedValue()
         guard code == CURLE_OK else {
             if response.overflowed { throw .unreachable("\(url): the answer is larger than \(configuration.maximumBodySize) bytes") }
             let written = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw .unreachable("\(url): " + (written.isEmpty ? String(cString: curl_easy_strerror(code)) : written))
+            throw .unreachable("\(url): " + (written.isEmpty ? String(cString: gh_curl_easy_strerror(code)) : written))
         }
         return UpstreamResponse(status: Int(gh_curl_response_code(handle)), body: response.body,
                                 maxAge: response.cacheControl.flatMap(Self.maxAge(cacheControl:)))

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Mail
 import OIDC
 
 /// The daemon's `UpstreamFetcher`: libcurl with the certificate verified, bounded time and size,
@@ -26,6 +27,16 @@ public struct CurlUpstreamFetcher: UpstreamFetcher {
 
     public init(_ configuration: Configuration = Configuration()) {
         self.configuration = configuration
+    }
+
+    /// Opens libcurl now (it is opened on the first fetch otherwise); the error names the
+    /// library and its Debian package, as every fetch's would (README "Memory and start").
+    public static func loadLibrary() throws(UpstreamError) {
+        do {
+            try LibCurl.load()
+        } catch {
+            throw .unreachable(error.description)
+        }
     }
 
     public func get(_ url: String) throws(UpstreamError) -> UpstreamResponse {

@@ -1,2 +1,0 @@
-// libpq, for the PostgreSQL storage backend (Debian libpq-dev).
-#include <libpq-fe.h>
