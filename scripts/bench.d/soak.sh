@@ -13,6 +13,9 @@ table_pages() {
     sqlite3 -readonly "$1" "SELECT name, count(*) FROM dbstat GROUP BY name; SELECT '(free list)', freelist_count FROM pragma_freelist_count;"
 }
 
+# "5m" → 300 (s, m, h, d).
+duration_seconds() { python3 -c "import sys; v=sys.argv[1]; print(int(float(v[:-1]) * {'s': 1, 'm': 60, 'h': 3600, 'd': 86400}[v[-1]]) if v[-1] in 'smhd' else int(v))" "$1"; }
+
 ensure_gnuplot() {
     command -v gnuplot >/dev/null && return
     export DEBIAN_FRONTEND=noninteractive
@@ -89,7 +92,7 @@ plot "$csv" using 1:2 with lines lw 2 title "database", "$csv" using 1:3 with li
      "$csv" using 1:4 with lines lw 2 title "RSS"
 GNUPLOT
     python3 - "$csv" "$work/soak-refresh.json" "$work/soak-userinfo.json" "$work/soak-signin.json" "$rows" "$out" \
-        "$work/soak-pages-start.txt" "$work/soak-pages-end.txt" <<'PY'
+        "$work/soak-pages-start.txt" "$work/soak-pages-end.txt" "$(duration_seconds "$audit_retention")" <<'PY'
 import csv, json, sys
 samples = list(csv.DictReader(open(sys.argv[1])))
 loads = [json.loads(open(path).read()) for path in sys.argv[2:5]]
@@ -105,6 +108,17 @@ print(f"  {loads[2]['name']:<14} {loads[2]['flows']} flows, p50 {loads[2]['p50_m
 for column, label in (("database_mib", "database"), ("wal_mib", "WAL"), ("rss_mib", "RSS")):
     first, last = minute(head, column), minute(tail, column)
     print(f"  {label:<9} first minute {first:8.1f} MiB, last minute {last:8.1f} MiB: {(last - first) / span:+.2f} MiB/min")
+# Once the retention window and one purge have passed, the audit table deletes as much as it gains:
+# the least-squares slope from then on is the steady state's trend.
+settled = [r for r in samples if float(r["seconds"]) >= float(sys.argv[9]) + 120]
+if len(settled) >= 6:
+    xs = [float(r["seconds"]) / 60 for r in settled]
+    for column, label in (("database_mib", "database"), ("wal_mib", "WAL"), ("rss_mib", "RSS")):
+        ys = [float(r[column]) for r in settled]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        print(f"  {label:<9} steady state (from minute {xs[0]:.0f}, audit kept {int(sys.argv[9]) // 60} min): "
+              f"{min(ys):.1f} to {max(ys):.1f} MiB, trend {slope:+.3f} MiB/min")
 pages = [dict((name, int(count)) for name, count in (line.rsplit("|", 1) for line in open(path) if "|" in line))
          for path in sys.argv[7:9]]
 grown = sorted(((pages[1].get(name, 0) - pages[0].get(name, 0), name) for name in set(pages[0]) | set(pages[1])), reverse=True)
