@@ -63,7 +63,9 @@ import TestSupport
         #expect(line["purged"] as? Int == 1050)
         #expect(line["purged_login_transactions"] as? Int == 1000 && line["purged_audit_events"] as? Int == 50)
         #expect(line["purged_sessions"] as? Int == 0)
-        #expect(line["duration_ms"] is Double && line["longest_hold_ms"] is Double && line["write_batches"] as? Int == 6)
+        // At most 200 rows a batch: 5 for the transactions and 1 for the events, more when a batch
+        // reaches its 2 ms first (a loaded machine).
+        #expect(line["duration_ms"] is Double && line["longest_hold_ms"] is Double && (line["write_batches"] as? Int ?? 0) >= 6)
         #expect(line["database_bytes"] is Int && line["wal_bytes"] is Int)
 
         #expect(metrics.rowsPurged.value("login_transactions") == 1000 && metrics.rowsPurged.value("audit_events") == 50)
