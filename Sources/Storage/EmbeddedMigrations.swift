@@ -668,6 +668,19 @@ CREATE TABLE refresh_families (
 """##,
             checksum: "45895b06c37ed2a4b5310eaa15c6d458317d539ad358d627179c40134a83a9cd"
         ),
+        Migration(
+            version: 18,
+            name: "mail_outbox_by_recipient",
+            sql: ##"""
+-- 0018_mail_outbox_by_recipient: deleting an account removes the mail still queued to its address
+-- (SQLiteAccountDeletion) by lower(recipient), inside the write transaction that deletes the
+-- user. Without this index that statement read the whole outbox (a week of sent mail) while every
+-- other writer waited (issue #18: no operation holds the write lock for more than a few ms).
+CREATE INDEX mail_outbox_by_recipient ON mail_outbox (lower(recipient));
+
+"""##,
+            checksum: "750c31f429ed97230f9b67b0fa28f64da106e0f795a9eb0e10022bc8523a8a22"
+        ),
     ]
 
     /// The PostgreSQL schema, numbered in step with `all` (Migrations/postgresql).
@@ -1222,6 +1235,17 @@ CREATE TABLE refresh_families (
 
 """#,
             checksum: "40cbea3604a09b933a08f1e8c704dd82fcdbb22aea66836884dff31d61ad3739"
+        ),
+        Migration(
+            version: 18,
+            name: "mail_outbox_by_recipient",
+            sql: #"""
+-- 0018_mail_outbox_by_recipient (PostgreSQL), as Migrations/0018_mail_outbox_by_recipient.sql:
+-- an account's queued mail is found by lower(recipient) without reading the whole outbox.
+CREATE INDEX mail_outbox_by_recipient ON mail_outbox ((lower(recipient)));
+
+"""#,
+            checksum: "f0de023db6adac84d5500d9e93b152f6eab5eba256d876801611cb91b928870a"
         ),
     ]
 }

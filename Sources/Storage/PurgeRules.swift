@@ -85,6 +85,42 @@ public enum ColdPages {
             """
     }
 
+    /// What a user's final deletion changes besides their grants (`SQLiteAccountDeletion`): the
+    /// user's row and index entries, the rows naming them in every table that cascades (by their
+    /// user indexes), their audit events (rows too: they are rewritten), and the place their
+    /// pseudonym's index entries go, for `?1` a user id and `?2` the pseudonym.
+    public static func user(_ dialect: SQLDialect) -> String? {
+        guard dialect == .sqlite else { return nil }
+        return """
+            SELECT (SELECT count(*) FROM users x INDEXED BY users_by_creation WHERE x.created_at = u.created_at AND x.user_id = u.user_id),
+                   (SELECT count(*) FROM users y INDEXED BY users_by_email_lookup WHERE y.email_lookup IS u.email_lookup AND y.rowid = u.rowid),
+                   (SELECT count(*) FROM users z WHERE z.email_key = u.email_key),
+                   (SELECT count(*) FROM sessions WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM authorization_codes WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM password_history WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM identities WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM session_transfer_tokens WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM one_time_codes WHERE email_key = u.email_key),
+                   (SELECT sum(length(details)) FROM audit_events WHERE user_id = u.user_id),
+                   (SELECT count(*) FROM audit_events WHERE user_id = ?2)
+            FROM users u WHERE u.user_id = ?1
+            """
+    }
+
+    /// The user's sessions, each to be warmed with `session`, for `?1` a user id.
+    static let sessionsOfUser = "SELECT session_id FROM sessions WHERE user_id = ?1"
+
+    /// Warms what deleting the user `userID` will change (`user`, then each session's entries).
+    static func warmUser(_ userID: String, pseudonym: String, in database: any SQLDatabase) throws {
+        guard let statement = user(database.dialect), let session = session(database.dialect) else { return }
+        try database.read { connection in
+            _ = try connection.queryOne(statement, [.text(userID), .text(pseudonym)])
+            for row in try connection.query(sessionsOfUser, [.text(userID)]) {
+                _ = try connection.queryOne(session, [.text(try row.string("session_id"))])
+            }
+        }
+    }
+
     /// An audit event's entry in `audit_events_by_user`, for `?1` an event id.
     public static func auditEvent(_ dialect: SQLDialect) -> String? {
         guard dialect == .sqlite else { return nil }

@@ -47,6 +47,7 @@ public struct SQLiteAccountDeletion: AccountDeleter {
             }
             let liveGrantsDeleted = try SQLiteUserStore.deleteRefreshTokensInBatches(userID: userID, now: now, database: database,
                                                                                      holds: &holds)
+            try ColdPages.warmUser(userID, pseudonym: pseudonym, in: database)
             let (result, held) = try database.timedWrite { db in
                 guard let user = try SQLiteUserStore.find(userID: userID, on: db) else { throw StorageError.notFound("user \(userID)") }
                 let identities = try db.query(

@@ -158,6 +158,7 @@ public struct SQLiteUserStore: UserStore {
                 throw StorageError.notFound("user \(userID)")
             }
             try Self.deleteRefreshTokensInBatches(userID: userID, now: now, database: database, holds: &holds)
+            try ColdPages.warmUser(userID, pseudonym: "", in: database)
             let (_, held) = try database.timedWrite { connection in
                 // Forget a batch of tombstones that would have expired anyway (an index range, bounded).
                 _ = try connection.run(
