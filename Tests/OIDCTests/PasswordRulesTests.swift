@@ -1,6 +1,7 @@
 import Foundation
 import Model
 @testable import OIDC
+import Synchronization
 import Testing
 
 /// Auth0's password levels, the blocklist and the language choice: table-driven.
@@ -50,6 +51,20 @@ struct PasswordRulesTests {
         #expect(list.refuses("Ada.Lovelace1@example.com", email: "ada.lovelace1@example.com"))
         #expect(list.refuses("ada.lovelace1", email: "Ada.Lovelace1@example.com"))
         #expect(!list.refuses("Tr0ubadour-horse", email: "ada@example.com"))
+    }
+
+    /// A list read from a file is parsed once, when first needed (or prepared), not at construction.
+    @Test func aDeferredListLoadsOnceOnFirstUse() {
+        let loads = Mutex(0)
+        let list = PasswordBlocklist(deferred: {
+            loads.withLock { $0 += 1 }
+            return PasswordBlocklist.lines("#!comment\nSummer2024\n")
+        })
+        #expect(loads.withLock { $0 } == 0)
+        #expect(list.refuses("SUMMER2024") && list.refuses("Password123") && !list.refuses("#!comment"))
+        list.prepare()
+        #expect(list.count == PasswordBlocklist(listText: "Summer2024").count)
+        #expect(loads.withLock { $0 } == 1)
     }
 
     @Test func rulesPutStrengthBeforeTheList() {
