@@ -146,6 +146,14 @@ public protocol RefreshTokenStore: Sendable {
     /// transaction revokes the family: its grant (reason "refresh token reused") and every refresh
     /// token of it. Of concurrent callers exactly one sees `.rotated`.
     func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation
+    /// `rotate`, and on `.rotated` or `.retried` also records that session `sessionID` was active at
+    /// `time` (`SessionStore.touch`, without its `.notFound`), in the same transaction where the
+    /// backend allows it: a refresh that counts as activity then costs one commit, not two. Stores
+    /// whose `recordsSessionActivity` is false ignore `sessionID`; their caller touches the session.
+    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
+                recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation
+    /// Whether `rotate(_:successor:judge:at:recordingActivityOf:)` records the session's activity.
+    var recordsSessionActivity: Bool { get }
     /// Marks every not yet revoked token of the family revoked at `time`.
     func revokeFamily(grantID: String, at time: Date) throws(StorageError)
     /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
@@ -156,6 +164,13 @@ public protocol RefreshTokenStore: Sendable {
 }
 
 extension RefreshTokenStore {
+    public var recordsSessionActivity: Bool { false }
+
+    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
+                       recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
+        try rotate(key, successor: successor, judge: judge, at: time)
+    }
+
     /// Stores that forget deleted users' tokens say no.
     public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool { false }
 

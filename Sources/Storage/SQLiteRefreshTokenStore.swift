@@ -36,60 +36,100 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
+    public var recordsSessionActivity: Bool { true }
+
     public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
+        try rotate(key, successor: successor, judge: judge, at: time, recordingActivityOf: nil)
+    }
+
+    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
+                       recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
             if key.inFamilyRow, let position = key.position {
-                return try rotateFamilyRow(position, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time)
+                return try rotateFamilyRow(position, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time,
+                                           activityOf: sessionID)
             }
             return try database.write { connection in
-                let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
-                let changed = if let position = key.position {
-                    try connection.run(
-                        """
-                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                        WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
-                            AND rotated_at IS NULL AND revoked_at IS NULL
-                        """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
-                } else {
-                    try connection.run(
-                        """
-                        UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
-                        WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
-                        """, changes)
-                }
-                guard let presented = try Self.find(key, on: connection) else { return .unknown }
-                if changed == 1 {
-                    try Self.insert(successor, into: connection)
-                    return .rotated(presented: presented, successor: successor)
-                }
-                let stored = try Self.storedSuccessor(of: presented, on: connection)
-                return try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time,
-                                       on: connection)
+                let outcome = try Self.rotateOlderToken(key, successor: successor, judge: judge, at: time, on: connection)
+                try Self.recordActivity(of: sessionID, after: outcome, at: time, on: connection)
+                return outcome
             }
         }
+    }
+
+    /// A token stored before one-row families: marks its row rotated and stores the successor (in
+    /// the family row a salted successor lives in), or lets the judge decide.
+    private static func rotateOlderToken(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
+                                         at time: Date, on connection: any SQLConnection) throws -> RefreshRotation {
+        let changes: [SQLValue] = [SQLValue(date: time), SQLValue(date: time), .text(successor.tokenHash), .text(key.tokenHash)]
+        let changed = if let position = key.position {
+            try connection.run(
+                """
+                UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                WHERE grant_id = ?5 AND generation = ?6 AND found_by_hash = 0 AND token_hash = ?4
+                    AND rotated_at IS NULL AND revoked_at IS NULL
+                """, changes + [.text(position.grantID), .integer(Int64(position.generation))])
+        } else {
+            try connection.run(
+                """
+                UPDATE refresh_tokens SET rotated_at = ?1, last_used_at = ?2, successor_hash = ?3
+                WHERE token_hash = ?4 AND found_by_hash = 1 AND rotated_at IS NULL AND revoked_at IS NULL
+                """, changes)
+        }
+        guard let presented = try find(key, on: connection) else { return .unknown }
+        if changed == 1 {
+            try insert(successor, into: connection)
+            return .rotated(presented: presented, successor: successor)
+        }
+        let stored = try storedSuccessor(of: presented, on: connection)
+        return try judged(presented, stored: stored, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time, on: connection)
     }
 
     /// A one-row family's rotation is one statement (`advance`, which returns the row it wrote), so
     /// on PostgreSQL a refresh's only write is one round trip with no BEGIN/COMMIT. Only when it
     /// matches nothing (a retry, reuse, a revoked or unknown token) does a transaction read the row
     /// and let the judge decide, revoking the family on reuse in that same transaction.
+    ///
+    /// The session's activity: on SQLite in the rotation's own transaction (one commit, one WAL
+    /// append); on PostgreSQL a second bare statement after it, whose failure must not fail a
+    /// rotation already committed (the client would lose its successor), so it is dropped.
     private func rotateFamilyRow(_ position: RefreshTokenKey.Position, judge: any RefreshReuseJudge, expectedSuccessorHash: String,
-                                 at time: Date) throws -> RefreshRotation {
-        let rotated = try database.singleStatementWrite { connection in
-            try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
-        }
+                                 at time: Date, activityOf sessionID: String?) throws -> RefreshRotation {
+        let together = sessionID != nil && database.dialect != .postgresql
+        let rotated = try together
+            ? database.write { connection in
+                let row = try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
+                if row != nil, let sessionID { try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection) }
+                return row
+            }
+            : database.singleStatementWrite { connection in try SQLiteRefreshFamilies.advance(position, at: time, on: connection) }
         // The row after the rotation: the presented token and its successor are both views of it.
         if let rotated, let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: rotated),
            let next = try SQLiteRefreshFamilies.token(at: position.generation + 1, of: rotated) {
+            if !together, let sessionID {
+                try? database.withReader { connection in try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection) }
+            }
             return .rotated(presented: presented, successor: next)
         }
         return try database.write { connection in
             guard let row = try connection.queryOne(SQLiteRefreshFamilies.select, [.text(position.grantID)]),
                   let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: row) else { return .unknown }
             let stored = presented.successorHash == nil ? nil : try SQLiteRefreshFamilies.token(at: position.generation + 1, of: row)
-            return try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: expectedSuccessorHash, at: time,
-                                   on: connection)
+            let outcome = try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: expectedSuccessorHash, at: time,
+                                          on: connection)
+            try Self.recordActivity(of: sessionID, after: outcome, at: time, on: connection)
+            return outcome
+        }
+    }
+
+    /// A rotation or a retry is the session's activity; reuse, a revoked or an unknown token is not.
+    private static func recordActivity(of sessionID: String?, after outcome: RefreshRotation, at time: Date,
+                                       on connection: any SQLConnection) throws {
+        guard let sessionID else { return }
+        switch outcome {
+        case .rotated, .retried: try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection)
+        case .reused, .revoked, .unknown: break
         }
     }
 

@@ -49,11 +49,17 @@ public struct SQLiteSessionStore: SessionStore {
     public func touch(sessionID: String, at time: Date) throws(StorageError) {
         try mapStorageErrors {
             try database.write { connection in
-                _ = try connection.run("UPDATE sessions SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL",
-                                       [SQLValue(date: time), .text(sessionID)])
+                try Self.recordActivity(sessionID, at: time, on: connection)
                 try Self.requireExists(sessionID, in: connection)
             }
         }
+    }
+
+    /// `touch` inside the caller's transaction, silent about an unknown or ended session (the refresh
+    /// grant's rotation records its session's activity this way: `SQLiteRefreshTokenStore`).
+    static func recordActivity(_ sessionID: String, at time: Date, on connection: any SQLConnection) throws {
+        _ = try connection.run("UPDATE sessions SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL",
+                               [SQLValue(date: time), .text(sessionID)])
     }
 
     /// Idempotent: ending an ended session keeps the first end time. Throws `.notFound` for an unknown id.

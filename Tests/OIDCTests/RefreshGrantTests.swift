@@ -344,6 +344,23 @@ struct RefreshGrantTests {
         #expect(try harness.sessions.find(sessionID: "sid-user-alice")?.lastSeenAt == Fixture.epoch + 600)
     }
 
+    /// A store that records activity in its rotation (the SQL store) is handed the session when a
+    /// touch is due, at most once a minute, and the grant does not touch the session again itself.
+    @Test func aStoreThatRecordsActivityIsHandedTheSession() throws {
+        let harness = RefreshHarness()
+        let store = ActivityRecordingStore(base: harness.store, sessions: harness.sessions)
+        harness.refreshTokens = RefreshTokens(store: store, successorKey: RefreshHarness.successorKey, sessions: harness.sessions)
+        var token = try #require(try harness.signIn().refreshToken)
+        let schedule: [(advance: TimeInterval, handed: String?)] = [(600, "sid-user-alice"), (10, nil), (49, nil), (1, "sid-user-alice")]
+        for step in schedule {
+            harness.clock.advance(by: step.advance)
+            token = try #require(try harness.refresh(token).refreshToken)
+            #expect(store.handed.last == .some(step.handed), "after \(step.advance) s")
+        }
+        #expect(store.touches == 2, "only the store touched the session")
+        #expect(try harness.sessions.find(sessionID: "sid-user-alice")?.lastSeenAt == Fixture.epoch + 660)
+    }
+
     /// `refreshSurvivesLogout` off: ending the session ends the refresh tokens; on (the default) they live on.
     @Test func refreshTokensMayEndWithTheSession() throws {
         let harness = RefreshHarness()
@@ -402,5 +419,46 @@ final class SharedBox<Value>: @unchecked Sendable {
     func withLock<T>(_ body: (inout Value) -> T) -> T {
         lock.lock(); defer { lock.unlock() }
         return body(&value)
+    }
+}
+
+/// The memory store dressed as a store that records session activity in its rotation, as the SQL
+/// store does: notes which session each rotation was handed and touches it on a rotation or retry.
+final class ActivityRecordingStore: RefreshTokenStore, @unchecked Sendable {
+    let base: MemoryRefreshTokenStore
+    let sessions: MemorySessionStore
+    private(set) var handed: [String?] = []
+    private(set) var touches = 0
+
+    init(base: MemoryRefreshTokenStore, sessions: MemorySessionStore) {
+        self.base = base
+        self.sessions = sessions
+    }
+
+    var recordsSessionActivity: Bool { true }
+    func insert(_ token: RefreshToken) throws(StorageError) { try base.insert(token) }
+    func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? { try base.find(key) }
+    func revokeFamily(grantID: String, at time: Date) throws(StorageError) { try base.revokeFamily(grantID: grantID, at: time) }
+    func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int] {
+        try base.liveCountsBySession(userID: userID, at: time)
+    }
+
+    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation {
+        try rotate(key, successor: successor, judge: judge, at: time, recordingActivityOf: nil)
+    }
+
+    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
+                recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
+        handed.append(sessionID)
+        let outcome = try base.rotate(key, successor: successor, judge: judge, at: time)
+        switch outcome {
+        case .rotated, .retried:
+            if let sessionID {
+                touches += 1
+                try sessions.touch(sessionID: sessionID, at: time)
+            }
+        default: break
+        }
+        return outcome
     }
 }

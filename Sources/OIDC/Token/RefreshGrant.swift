@@ -168,9 +168,15 @@ extension TokenEndpoint {
 
         let successor = refreshTokens.successor(of: value, presented: presented, at: now)
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
+        // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh would
+        // double the writes); recorded by the rotation itself where the store can (one commit).
+        let activityDue: Session? = if let session, refreshTokens.sessions != nil, session.endedAt == nil,
+            now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution { session } else { nil }
+        let storeRecordsActivity = refreshTokens.store.recordsSessionActivity
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
             try storage { () throws(StorageError) in
-                try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now)
+                try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now,
+                                               recordingActivityOf: activityDue?.sessionID)
             }
         }
         // The successor's value comes from the store's answer: a retry's is the stored family's.
@@ -194,10 +200,9 @@ extension TokenEndpoint {
         return GrantDraft(rule: rule) { decision throws(OAuthError) in
             let successorValue: String
             if let alreadyDecided { successorValue = alreadyDecided } else { successorValue = try rotate() }
-            if let session, session.endedAt == nil, now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution {
-                // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh
-                // would double the writes); a failure here must not fail the refresh.
-                try? refreshTokens.sessions?.touch(sessionID: session.sessionID, at: now)
+            if let activityDue, !storeRecordsActivity {
+                // A failure here must not fail the refresh.
+                try? refreshTokens.sessions?.touch(sessionID: activityDue.sessionID, at: now)
             }
             return TokenIssuance(client: client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
                                  nonce: nil, authTime: grant.authTime, sessionID: grant.sessionID, refreshToken: successorValue)
