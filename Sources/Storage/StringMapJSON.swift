@@ -21,6 +21,8 @@ enum StringMapJSON {
 
     /// nil unless `text` is a JSON object whose values are all strings.
     static func decode(_ text: String) -> [String: String]? {
-        try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        // Most users have no metadata, and every refresh and /userinfo reads a user: no decoder for "{}".
+        if text.utf8.elementsEqual("{}".utf8) { return [:] }
+        return try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
     }
 }

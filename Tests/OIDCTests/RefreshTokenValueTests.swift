@@ -12,6 +12,7 @@ import Testing
         ("rt1.grantAB-_9.0.\(secret)", "grantAB-_9", 0),
         ("rt1.g.17.\(secret)", "g", 17),
         ("rt1.g.9999999999.\(secret)", "g", 9_999_999_999),
+        ("rt1.\(String(repeating: "g", count: 64)).3.\(secret)", String(repeating: "g", count: 64), 3),
     ])
     func positionsAreRead(value: String, grantID: String, generation: Int) {
         #expect(RefreshTokenValue.position(in: value) == RefreshTokenKey.Position(grantID: grantID, generation: generation))
@@ -29,6 +30,15 @@ import Testing
         "rt1.g.0.\(secret).x",                    // a fourth field
         "rt1.g/x.0.\(secret)",                    // not base64url
         "rt2.g.0.\(secret)",                      // the family shape is not this one
+        "rt1.g.0",                                // two fields
+        "rt1.g",                                  // one
+        "rt1.",                                   // none
+        "rt1.\(String(repeating: "g", count: 65)).0.\(secret)", // a grant id longer than any we issue
+        "rt1.gé.0.\(secret)",                     // not ASCII
+        "rt1.g.0\u{301}.\(secret)",               // a combining mark on the generation's digit
+        "rt1.g.0.\u{301}\(secret)",               // and on the secret
+        "RT1.g.0.\(secret)",                      // the prefix is case-sensitive
+        " rt1.g.0.\(secret)",
     ])
     func otherShapesNameNoPlace(value: String) {
         #expect(RefreshTokenValue.position(in: value) == nil)

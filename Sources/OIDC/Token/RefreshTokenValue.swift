@@ -34,25 +34,39 @@ enum RefreshTokenValue {
 
     /// An `rt2` value's family, generation and MAC; nil for any other shape.
     static func familyParts(of value: String) -> (position: RefreshTokenKey.Position, mac: [UInt8])? {
-        guard value.hasPrefix(familyPrefix) else { return nil }
-        guard let (position, last) = parts(value.dropFirst(familyPrefix.count)), last.utf8.count == RefreshFamilyMAC.encodedLength,
-              let mac = try? Base64URL.decode(last), mac.count == RefreshFamilyMAC.length else { return nil }
+        guard let rest = remainder(of: value, after: familyPrefix), let (position, last) = parts(rest),
+              last.count == RefreshFamilyMAC.encodedLength,
+              let mac = try? Base64URL.decode(Substring(last)), mac.count == RefreshFamilyMAC.length else { return nil }
         return (position, mac)
     }
 
     static func position(in value: String) -> RefreshTokenKey.Position? {
-        guard value.hasPrefix(prefix) else { return nil }
-        return parts(value.dropFirst(prefix.count))?.position
+        guard let rest = remainder(of: value, after: prefix) else { return nil }
+        return parts(rest)?.position
     }
 
-    /// `<grant id>.<generation>.<base64url>` with a canonical decimal generation.
-    private static func parts(_ rest: Substring) -> (position: RefreshTokenKey.Position, last: Substring)? {
-        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].utf8.count <= maximumGrantIDLength, parts[0].utf8.allSatisfy(isBase64URL),
-              (1...maximumGenerationDigits).contains(parts[1].utf8.count), parts[1].utf8.allSatisfy({ (48...57).contains($0) }),
-              parts[1] == "0" || !parts[1].hasPrefix("0"), let generation = Int(parts[1]),
-              !parts[2].isEmpty, parts[2].utf8.allSatisfy(isBase64URL) else { return nil }
-        return (RefreshTokenKey.Position(grantID: String(parts[0]), generation: generation), parts[2])
+    /// What follows `prefix` in `value`, if `value` starts with it.
+    private static func remainder(of value: String, after prefix: String) -> Substring.UTF8View? {
+        let bytes = Substring(value).utf8
+        guard bytes.starts(with: prefix.utf8) else { return nil }
+        return bytes.dropFirst(prefix.utf8.count)
+    }
+
+    /// `<grant id>.<generation>.<base64url>` with a canonical decimal generation. Read as bytes: the
+    /// shape is ASCII, and splitting the text would walk grapheme clusters three times per refresh.
+    /// A fourth part fails the last one's base64url check (a dot is not base64url).
+    private static func parts(_ rest: Substring.UTF8View) -> (position: RefreshTokenKey.Position, last: Substring.UTF8View)? {
+        let dot = UInt8(ascii: ".")
+        guard let firstDot = rest.firstIndex(of: dot) else { return nil }
+        let digitsStart = rest.index(after: firstDot)
+        guard let secondDot = rest[digitsStart...].firstIndex(of: dot) else { return nil }
+        let grant = rest[..<firstDot], digits = rest[digitsStart..<secondDot], last = rest[rest.index(after: secondDot)...]
+        guard !grant.isEmpty, grant.count <= maximumGrantIDLength, grant.allSatisfy(isBase64URL),
+              (1...maximumGenerationDigits).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }),
+              digits.count == 1 || digits.first != UInt8(ascii: "0"),
+              !last.isEmpty, last.allSatisfy(isBase64URL) else { return nil }
+        let generation = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return (RefreshTokenKey.Position(grantID: String(Substring(grant)), generation: generation), last)
     }
 
     static func isBase64URL(_ byte: UInt8) -> Bool {
