@@ -12,6 +12,8 @@ final class TestServer: Sendable {
     let addresses: [BoundAddress]
     let sink: LogSink
     let counters: Counters
+    /// What `GET /held` waits for: the test's `releaseHeld()`, so a request is in flight for exactly as long as a test needs.
+    let held = DispatchSemaphore(value: 0)
 
     var address: BoundAddress { addresses[0] }
 
@@ -50,6 +52,8 @@ final class TestServer: Sendable {
             return response
         }
         router.add("GET", "/slow") { _ in count("slow"); usleep(1_000_000); return .text("slow done") }
+        let held = self.held
+        router.add("GET", "/held") { _ in count("held"); held.wait(); return .text("held done") }
         router.add("GET", "/huge") { _ in HTTPResponse(status: 200, body: [UInt8](repeating: 65, count: 8 << 20)) }
         router.add("GET", "/seq") { request in .text(request.query) }
         router.add("GET", "/seq-inline", execution: .inline) { request in .text(request.query) }
@@ -63,6 +67,9 @@ final class TestServer: Sendable {
     }
 
     func count(_ name: String) -> Int { counters.value(name) }
+
+    /// Lets one `GET /held` answer.
+    func releaseHeld() { held.signal() }
 
     func connect(_ index: Int = 0, timeout: Double = 5) throws -> RawClient {
         try RawClient.connect(addresses[index], receiveTimeout: timeout)
