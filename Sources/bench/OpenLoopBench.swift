@@ -1,17 +1,19 @@
 import Foundation
 
 /// `bench openloop --url URL --rate R --seconds S [--connections N] [--method M] [--body FILE] [--header 'K: V']
-/// [--content-type T] [--chain-refresh FILE --client-id ID]`: a constant-arrival-rate load, as operators
+/// [--content-type T] [--chain-refresh FILE --client-id ID | --basic B64]`: a constant-arrival-rate load, as operators
 /// see it. Request i is due at start + i/R on connection i mod N; its latency counts from that due
 /// time, not from when it was sent, so a stall delays every request scheduled behind it and shows
 /// in the percentiles (no coordinated omission). Prints one JSON line with the achieved rate,
 /// p50/p90/p99/p99.9/max in milliseconds, errors and the generator's own CPU per request.
 ///
 /// `--chain-refresh FILE` sends refresh-token grants: one token per connection from FILE, each
-/// response's `refresh_token` used for that connection's next request (rotation without reuse).
+/// response's `refresh_token` used for that connection's next request (rotation without reuse): a
+/// JSON body with `--client-id` (a public client, as Auth0.swift sends it), or with `--basic` (base64
+/// of id:secret) a form body and HTTP Basic, for a peer's confidential client.
 enum OpenLoopBench: BenchCommand {
     static let name = "openloop"
-    static let usage = "openloop --url URL --rate R --seconds S [--connections N] [--method M] [--body FILE] [--header 'K: V'] [--chain-refresh FILE --client-id ID]"
+    static let usage = "openloop --url URL --rate R --seconds S [--connections N] [--method M] [--body FILE] [--header 'K: V'] [--chain-refresh FILE --client-id ID | --basic B64]"
 
     struct Target {
         let host: String
@@ -29,7 +31,7 @@ enum OpenLoopBench: BenchCommand {
             index += 1
         }
         let options = try BenchSupport.options(rest, allowed: ["--url", "--rate", "--seconds", "--connections", "--method", "--body",
-                                                               "--content-type", "--chain-refresh", "--client-id", "--label"])
+                                                               "--content-type", "--chain-refresh", "--client-id", "--basic", "--label"])
         guard let url = options["--url"].flatMap(URLComponents.init(string:)), let host = url.host, url.scheme == "http" else {
             throw BenchUsageError(description: "--url http://host:port/path is required")
         }
@@ -40,15 +42,17 @@ enum OpenLoopBench: BenchCommand {
         var chains: [String] = []
         if let file = options["--chain-refresh"] {
             chains = try String(contentsOfFile: file, encoding: .utf8).split(whereSeparator: \.isNewline).map(String.init)
-            guard chains.count >= connections, options["--client-id"] != nil else {
-                throw BenchUsageError(description: "--chain-refresh needs one token per connection and --client-id")
+            guard chains.count >= connections, (options["--client-id"] != nil) != (options["--basic"] != nil) else {
+                throw BenchUsageError(description: "--chain-refresh needs one token per connection and --client-id or --basic")
             }
         }
         let fixedBody = try options["--body"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         let method = options["--method"] ?? (fixedBody != nil || !chains.isEmpty ? "POST" : "GET")
-        let contentType = options["--content-type"] ?? (chains.isEmpty ? "application/x-www-form-urlencoded" : "application/json")
+        let basic = options["--basic"]
+        let contentType = options["--content-type"] ?? (chains.isEmpty || basic != nil ? "application/x-www-form-urlencoded" : "application/json")
 
-        let (tokens, extraHeaders) = (chains, headers)
+        let (tokens, extraHeaders) = (chains, headers + (basic.map { ["Authorization: Basic " + $0] } ?? []))
+        let fixedBodyBytes = fixedBody.map { [UInt8]($0) } ?? []
         let total = Int(rate * seconds)
         let start = monotonic() + 0.2
         let cpuStart = cpuSeconds()
@@ -58,18 +62,20 @@ enum OpenLoopBench: BenchCommand {
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
-                var client = HTTPClient(target: target)
+                var client = HTTPClient(target: target, method: method, headers: extraHeaders)
                 var token = tokens.isEmpty ? nil : tokens[connection]
                 var request = connection
                 while request < total {
                     let due = start + Double(request) / rate
                     let wait = due - monotonic()
                     if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-                    var body = fixedBody.map { [UInt8]($0) } ?? []
+                    var body = fixedBodyBytes
                     if let current = token {
-                        body = Array(#"{"grant_type":"refresh_token","client_id":"\#(options["--client-id"]!)","refresh_token":"\#(current)"}"#.utf8)
+                        body = basic != nil
+                            ? Array("grant_type=refresh_token&refresh_token=\(current)".utf8)
+                            : Array(#"{"grant_type":"refresh_token","client_id":"\#(options["--client-id"]!)","refresh_token":"\#(current)"}"#.utf8)
                     }
-                    let response = client.send(method: method, headers: extraHeaders, contentType: body.isEmpty ? nil : contentType, body: body)
+                    let response = client.send(contentType: body.isEmpty ? nil : contentType, body: body)
                     let done = monotonic()
                     if let response, (200..<300).contains(response.status) {
                         results.record(request, latency: done - due)
@@ -97,9 +103,14 @@ enum OpenLoopBench: BenchCommand {
                      percentile(0.99), percentile(0.999), (latencies.last ?? 0) * 1000, cpu / Double(max(1, total)) * 1e6))
     }
 
+    /// The `refresh_token` member's value, found by its key's bytes: the successor is a base64url
+    /// or dotted ASCII token, so no escape can occur in it, and a full JSON parse per response
+    /// would cost the generator more than the server's JSON costs it.
     static func refreshToken(in body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return object["refresh_token"] as? String
+        let key = Array(#""refresh_token":""#.utf8)
+        guard let start = HTTPClient.find(key, in: body[...]).map({ $0 + key.count }),
+              let end = body[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return String(decoding: body[start..<end], as: UTF8.self)
     }
 
     static func monotonic() -> Double { BenchSupport.now(.wall) }
@@ -123,29 +134,40 @@ enum OpenLoopBench: BenchCommand {
         }
     }
 
-    /// One keep-alive HTTP/1.1 connection over a plain socket; reconnects after a close.
+    /// One keep-alive HTTP/1.1 connection over a plain socket; reconnects after a close. The request
+    /// head is built once, and responses are read as bytes into one buffer: the generator's own CPU
+    /// per request is what `generator_cpu_us_per_request` reports, and it shares the cores with the server.
     struct HTTPClient {
         let target: Target
         var socket: Int32 = -1
         var buffer: [UInt8] = []
+        private var chunk = [UInt8](repeating: 0, count: 16_384)
+        /// Request line, Host and the fixed headers, up to where Content-Type and Content-Length go.
+        private let headStart: [UInt8]
+        private let isPOST: Bool
 
-        init(target: Target) { self.target = target }
+        init(target: Target, method: String, headers: [String]) {
+            self.target = target
+            var head = "\(method) \(target.path) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
+            for header in headers { head += header + "\r\n" }
+            headStart = Array(head.utf8)
+            isPOST = method == "POST"
+        }
 
         struct Response {
             let status: Int
             let body: [UInt8]
         }
 
-        mutating func send(method: String, headers: [String], contentType: String?, body: [UInt8]) -> Response? {
+        mutating func send(contentType: String?, body: [UInt8]) -> Response? {
+            var bytes = headStart
+            if let contentType { bytes += Array("Content-Type: \(contentType)\r\n".utf8) }
+            if !body.isEmpty || isPOST { bytes += Array("Content-Length: \(body.count)\r\n".utf8) }
+            bytes += [13, 10]
+            bytes += body
             for _ in 0..<2 {
                 if socket < 0 { connect() }
                 guard socket >= 0 else { return nil }
-                var head = "\(method) \(target.path) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
-                for header in headers { head += header + "\r\n" }
-                if let contentType { head += "Content-Type: \(contentType)\r\n" }
-                if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-                head += "\r\n"
-                let bytes = Array(head.utf8) + body
                 if writeAll(bytes), let response = readResponse() { return response }
                 close(socket)
                 socket = -1
@@ -182,30 +204,61 @@ enum OpenLoopBench: BenchCommand {
         /// Status line, headers up to the blank line, then exactly Content-Length bytes.
         private mutating func readResponse() -> Response? {
             var headerEnd: Int?
+            var status = 0
+            var length = 0
             while true {
-                if headerEnd == nil, let end = find(Array("\r\n\r\n".utf8)) { headerEnd = end }
-                if let end = headerEnd {
-                    let head = String(decoding: buffer[..<end], as: UTF8.self).lowercased()
-                    let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    if buffer.count >= end + 4 + length {
-                        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
-                        buffer.removeFirst(end + 4 + length)
-                        return Response(status: status, body: body)
-                    }
+                if headerEnd == nil, let end = Self.find([13, 10, 13, 10], in: buffer[...]) {
+                    headerEnd = end
+                    (status, length) = Self.statusAndLength(buffer[..<end])
                 }
-                var chunk = [UInt8](repeating: 0, count: 16_384)
+                if let end = headerEnd, buffer.count >= end + 4 + length {
+                    let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+                    buffer.removeFirst(end + 4 + length)
+                    return Response(status: status, body: body)
+                }
                 let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return nil }
                 buffer += chunk[..<count]
             }
         }
 
-        private func find(_ needle: [UInt8]) -> Int? {
-            guard buffer.count >= needle.count else { return nil }
-            for start in 0...(buffer.count - needle.count) where buffer[start] == needle[0] && Array(buffer[start..<start + needle.count]) == needle {
-                return start
+        /// The status code of "HTTP/1.1 NNN …" and the Content-Length header's value (0 when absent).
+        static func statusAndLength(_ head: ArraySlice<UInt8>) -> (status: Int, length: Int) {
+            func number(_ digits: some Sequence<UInt8>) -> Int {
+                var value = 0
+                for byte in digits {
+                    guard (48...57).contains(byte) else { break }
+                    value = value * 10 + Int(byte - 48)
+                }
+                return value
+            }
+            let status = head.count >= 12 ? number(head.dropFirst(9).prefix(3)) : 0
+            let name = Array("\r\ncontent-length:".utf8)
+            var index = head.startIndex
+            while index + name.count <= head.endIndex {
+                var matches = true
+                for offset in 0..<name.count where (head[index + offset] | (offset >= 2 ? 0x20 : 0)) != name[offset] {
+                    matches = false
+                    break
+                }
+                if matches { return (status, number(head[(index + name.count)...].drop { $0 == 32 })) }
+                index += 1
+            }
+            return (status, 0)
+        }
+
+        /// The first index of `needle` in `haystack`.
+        static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+            guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+            var index = haystack.startIndex
+            let last = haystack.endIndex - needle.count
+            while index <= last {
+                if haystack[index] == needle[0] {
+                    var offset = 1
+                    while offset < needle.count && haystack[index + offset] == needle[offset] { offset += 1 }
+                    if offset == needle.count { return index }
+                }
+                index += 1
             }
             return nil
         }

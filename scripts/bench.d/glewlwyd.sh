@@ -4,7 +4,7 @@
 # tokens like ours and one with its default reusable refresh tokens, and refresh tokens from its
 # password grant (a pool for the first, one token for the second).
 #   glewlwyd.sh start WORKDIR PORT      starts it (pid in WORKDIR/pid), provisions it, and writes
-#                                       WORKDIR/refresh_ES256.txt and WORKDIR/env.sh
+#                                       WORKDIR/refresh_ES256.txt, access_ES256.txt and env.sh
 #   glewlwyd.sh tokens WORKDIR PORT N   a fresh pool of N refresh tokens
 # Loopback only; the packaged system service (/etc/glewlwyd, port 4593) is neither used nor touched.
 set -euo pipefail
@@ -31,10 +31,12 @@ tokens() {
             | jq -er .refresh_token >> "$work/refresh_ES256.txt"
     done
     curl -sS -H "Authorization: Basic $basic" --data-urlencode grant_type=password --data-urlencode "username=$user" \
-        --data-urlencode "password=$password" --data-urlencode "scope=openid scope1" "$base/api/$reuse_plugin/token" \
-        | jq -er .refresh_token > "$work/refresh_ES256_reuse.txt"
-    printf 'GLEWLWYD_BASIC=%s\nGLEWLWYD_TOKEN_PATH=/api/%s/token\nGLEWLWYD_REUSE_TOKEN_PATH=/api/%s/token\n' \
-        "$basic" "$plugin" "$reuse_plugin" > "$work/env.sh"
+        --data-urlencode "password=$password" --data-urlencode "scope=openid scope1" "$base/api/$reuse_plugin/token" > "$work/reuse.json"
+    jq -er .refresh_token "$work/reuse.json" > "$work/refresh_ES256_reuse.txt"
+    # An access token for the userinfo endpoint of the same instance.
+    jq -er .access_token "$work/reuse.json" > "$work/access_ES256.txt"
+    printf 'GLEWLWYD_BASIC=%s\nGLEWLWYD_TOKEN_PATH=/api/%s/token\nGLEWLWYD_REUSE_TOKEN_PATH=/api/%s/token\nGLEWLWYD_USERINFO_PATH=/api/%s/userinfo\n' \
+        "$basic" "$plugin" "$reuse_plugin" "$reuse_plugin" > "$work/env.sh"
 }
 
 start() {
