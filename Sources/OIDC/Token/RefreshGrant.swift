@@ -170,13 +170,13 @@ extension TokenEndpoint {
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
         // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh would
         // double the writes); recorded by the rotation itself where the store can (one commit).
-        let activityDue: Session? = if let session, refreshTokens.sessions != nil, session.endedAt == nil,
-            now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution { session } else { nil }
+        let activityDue: String? = if let session, session.endedAt == nil,
+            now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution { session.sessionID } else { nil }
         let storeRecordsActivity = refreshTokens.store.recordsSessionActivity
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
             try storage { () throws(StorageError) in
                 try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now,
-                                               recordingActivityOf: activityDue?.sessionID)
+                                               recordingActivityOf: activityDue)
             }
         }
         // The successor's value comes from the store's answer: a retry's is the stored family's.
@@ -202,7 +202,7 @@ extension TokenEndpoint {
             if let alreadyDecided { successorValue = alreadyDecided } else { successorValue = try rotate() }
             if let activityDue, !storeRecordsActivity {
                 // A failure here must not fail the refresh.
-                try? refreshTokens.sessions?.touch(sessionID: activityDue.sessionID, at: now)
+                try? refreshTokens.sessions?.touch(sessionID: activityDue, at: now)
             }
             return TokenIssuance(client: client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
                                  nonce: nil, authTime: grant.authTime, sessionID: grant.sessionID, refreshToken: successorValue)
