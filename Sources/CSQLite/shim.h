@@ -15,3 +15,8 @@ static inline int gh_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, 
 static inline int gh_sqlite3_db_config_int(sqlite3 *db, int op, int value, int *result) {
     return sqlite3_db_config(db, op, value, result);
 }
+
+/// sqlite3_config is variadic; this is SQLITE_CONFIG_MEMSTATUS, which SQLite accepts only before it initialises.
+static inline int gh_sqlite3_config_memstatus(int enabled) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, enabled);
+}

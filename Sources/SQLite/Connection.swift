@@ -1,5 +1,15 @@
 import CSQLite
 
+/// Process-wide SQLite settings, applied once before the first connection opens (SQLite refuses
+/// `sqlite3_config` after it has initialised; a refusal leaves its defaults, which are only slower).
+///
+/// Allocation statistics off: SQLite counts every allocation under one process-wide mutex, which all
+/// connections then contend for. With the token endpoint's workers that mutex took a quarter of the
+/// server's futex calls per refresh (issue #18), and nothing in Gatehouse reads those statistics.
+private let processWideSettings: Void = {
+    _ = gh_sqlite3_config_memstatus(0)
+}()
+
 /// One SQLite connection (`sqlite3*`) with a prepared-statement cache.
 ///
 /// Not thread-safe by itself: it is opened with `SQLITE_OPEN_NOMUTEX` and its owner
@@ -23,6 +33,7 @@ public final class Connection: @unchecked Sendable {
     /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`,
     /// and `auto_vacuum=INCREMENTAL` for a file it creates.
     public init(path: String, readOnly: Bool = false, busyTimeout: Duration = .seconds(5)) throws {
+        _ = processWideSettings
         self.path = path
         self.readOnly = readOnly
         // NOMUTEX: the owner serialises access, so SQLite's own mutex would only cost time.
