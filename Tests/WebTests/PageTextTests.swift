@@ -59,4 +59,27 @@ struct PageTextTests {
         #expect(japanese("login.subtitle", ["app": "メモ"]) == "メモ を続けるにはログインしてください")
         #expect(japanese("Try again in 15 minutes.") == "Try again in 15 minutes.")
     }
+
+    /// The `.strings` line format, one case per rule.
+    @Test(arguments: [
+        ("a = b", ["a": "b"]),
+        ("a=b", ["a": "b"]),
+        ("  a \t=\t b  ", ["a": "b"]),
+        ("a = b = c", ["a": "b = c"]),
+        ("a =", ["a": ""]),
+        ("= b", [:]),
+        ("no equals sign", [:]),
+        ("# a = b", [:]),
+        ("   #a=b", [:]),
+        ("a = b\r\nc = d\r\n", ["a": "b", "c": "d"]),
+        ("a = b\rc = d", ["a": "b", "c": "d"]),
+        ("\n\n  \na = b\n\n", ["a": "b"]),
+        ("a = 1\na = 2", ["a": "2"]),
+        ("k = \u{3000}ログイン\u{3000}", ["k": "ログイン"]),
+        ("k = e\u{301} # not a comment", ["k": "e\u{301} # not a comment"]),
+        ("ключ = значение", ["ключ": "значение"]),
+    ] as [(String, [String: String])])
+    func parsesLines(text: String, expected: [String: String]) {
+        #expect(PageText.parse(text) == expected)
+    }
 }
