@@ -6,8 +6,14 @@ import CSQLite
 /// Allocation statistics off: SQLite counts every allocation under one process-wide mutex, which all
 /// connections then contend for. With the token endpoint's workers that mutex took a quarter of the
 /// server's futex calls per refresh (issue #18), and nothing in Gatehouse reads those statistics.
+///
+/// No initial page-cache block: by default every connection allocates and touches room for 20 pages
+/// (87 KB) when it first reads, used or not; with a dozen connections (the writer, the readers, the
+/// checkpointer) that was half of an idle daemon's heap (issue #18, README "Memory and start").
+/// Pages are then allocated as a connection reads them, as they are past the 20th anyway.
 private let processWideSettings: Void = {
     _ = gh_sqlite3_config_memstatus(0)
+    _ = gh_sqlite3_config_initial_page_cache(0)
 }()
 
 /// One SQLite connection (`sqlite3*`) with a prepared-statement cache.
