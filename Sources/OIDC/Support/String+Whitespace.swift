@@ -10,5 +10,8 @@ extension StringProtocol {
 }
 
 private extension Unicode.Scalar {
-    var isWhitespace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
+    /// ASCII (headers, ids, most text) is decided without a Unicode table lookup: of it only the space is Zs.
+    var isWhitespace: Bool {
+        isASCII ? self == " " || self == "\t" : properties.generalCategory == .spaceSeparator
+    }
 }
