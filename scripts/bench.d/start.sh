@@ -6,6 +6,9 @@
 bench_start() {
     local runs=${BENCH_RUNS:-5} port glew_port run rows="$work/start-rows.jsonl" glew_conf here=$PWD
     ensure_glewlwyd
+    # A binary just linked is dirty in the page cache until written back, and smaps counts such
+    # pages as private dirty: written out first, so that column is the process's own memory.
+    sync "$bin/idp"
     port=$(free_port)
     glew_port=$(free_port)
     mkdir -p "$work/start"
