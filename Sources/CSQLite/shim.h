@@ -22,7 +22,7 @@ static inline int gh_sqlite3_config_memstatus(int enabled) {
 }
 
 /// sqlite3_config is variadic; this is SQLITE_CONFIG_PAGECACHE with no buffer of ours, and `lines`
-/// cache lines each connection allocates in one block when it opens (0: none, pages come one by one).
+/// cache lines each connection allocates in one block at its first read (0: none, pages come one by one).
 static inline int gh_sqlite3_config_initial_page_cache(int lines) {
     return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, lines);
 }
