@@ -11,9 +11,12 @@ import CSQLite
 /// (87 KB) when it first reads, used or not; with a dozen connections (the writer, the readers, the
 /// checkpointer) that was half of an idle daemon's heap (issue #18, README "Memory and start").
 /// Pages are then allocated as a connection reads them, as they are past the 20th anyway.
-private let processWideSettings: Void = {
-    _ = gh_sqlite3_config_memstatus(0)
-    _ = gh_sqlite3_config_initial_page_cache(0)
+///
+/// True when SQLite took both; false leaves its defaults, which cost only memory and time.
+let processWideSettingsApplied: Bool = {
+    let statistics = gh_sqlite3_config_memstatus(0)
+    let pageCache = gh_sqlite3_config_initial_page_cache(0)
+    return statistics == SQLITE_OK && pageCache == SQLITE_OK
 }()
 
 /// One SQLite connection (`sqlite3*`) with a prepared-statement cache.
@@ -39,7 +42,7 @@ public final class Connection: @unchecked Sendable {
     /// Gatehouse relies on: WAL (verified), `busy_timeout`, `foreign_keys=ON`, `synchronous=NORMAL`,
     /// and `auto_vacuum=INCREMENTAL` for a file it creates.
     public init(path: String, readOnly: Bool = false, busyTimeout: Duration = .seconds(5)) throws {
-        _ = processWideSettings
+        _ = processWideSettingsApplied
         self.path = path
         self.readOnly = readOnly
         // NOMUTEX: the owner serialises access, so SQLite's own mutex would only cost time.

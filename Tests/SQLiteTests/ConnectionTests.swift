@@ -3,6 +3,14 @@ import Testing
 @testable import SQLite
 
 @Suite struct ConnectionTests {
+    /// Statistics off and no initial page-cache block (`processWideSettingsApplied`): SQLite takes
+    /// them only before it initialises, which the first connection does.
+    @Test func sqliteTookTheProcessWideSettings() throws {
+        let dir = try TempDir()
+        _ = try Connection(path: dir.file())
+        #expect(processWideSettingsApplied)
+    }
+
     @Test func pragmasAreReallySet() throws {
         let dir = try TempDir()
         let connection = try Connection(path: dir.file(), busyTimeout: .milliseconds(1234))
