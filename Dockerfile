@@ -17,7 +17,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl-dev libsqlite3-dev libpq-dev zlib1g-dev libcrypt-dev libcurl4-openssl-dev pkg-config \
+      libssl-dev libsqlite3-dev libpq-dev zlib1g-dev libcrypt-dev libargon2-dev libcurl4-openssl-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -37,7 +37,7 @@ RUN scripts/build \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libssl3 libsqlite3-0 zlib1g libcrypt1 libcurl4 libpq5 ca-certificates curl john-data \
+      libssl3 libsqlite3-0 zlib1g libcrypt1 libargon2-1 libcurl4 libpq5 ca-certificates curl john-data \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system gatehouse \
  && useradd --system --gid gatehouse --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \

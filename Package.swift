@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CLinux"),
         // libcurl and libpq are opened with dlopen when first needed, never linked (README "Memory and
         // start"): their headers (libcurl4-openssl-dev, libpq-dev) give the types, these C targets the calls.
@@ -26,7 +27,7 @@ let package = Package(
         // Building blocks with no knowledge of OAuth.
         .target(name: "Logging"),
         .target(name: "Settings", dependencies: ["Logging"]),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CCrypt"]),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "CCrypt", "CArgon2"]),
         .target(name: "JOSE", dependencies: ["Crypto"]),
         // The SQL the record stores speak (values, rows, the connection protocols), and its two backends.
         .target(name: "SQL"),

@@ -24,7 +24,7 @@ enum UserCommands {
             The password is read from standard input (one trailing newline is removed), never from arguments:
               printf '%s\\n' "$PASSWORD" | idp-admin users create --email ada@example.com --password-stdin
             It must pass `password_policy` (default fair: at least 8 characters with a lower-case letter, an
-            upper-case letter and a digit) and not be on `password_blocklist`; it is stored only as an scrypt hash. Emails are unique regardless of case. The user id (the `sub` claim) has Auth0's
+            upper-case letter and a digit) and not be on `password_blocklist`; it is stored only as an Argon2id hash. Emails are unique regardless of case. The user id (the `sub` claim) has Auth0's
             shape, auth0|<24 hex digits>.
             """,
         valueFlags: ["--email", "--name"],

@@ -12,7 +12,7 @@ import Storage
 /// `given_name`, `family_name`, `nickname`, `picture`, `blocked`, and the password as either
 /// `password_hash` (a bcrypt `$2a$`/`$2b$`/`$2y$` hash) or `custom_password_hash`
 /// (`{"algorithm":"bcrypt","hash":{"value":"$2b$…"}}`). A bcrypt hash is stored as it is:
-/// the daemon verifies it and replaces it with scrypt at the user's next successful sign-in.
+/// the daemon verifies it and replaces it with Argon2id at the user's next successful sign-in.
 /// Other fields (`app_metadata`, `user_metadata`, …) are ignored.
 enum UserImport {
     static let command = Command(
@@ -24,7 +24,7 @@ enum UserImport {
             object per line (NDJSON). Each needs "email"; optional: "email_verified", "user_id" (kept when it is
             provider|id, else prefixed with auth0|), "name", "given_name", "family_name", "nickname", "picture",
             "blocked", and "password_hash" (bcrypt $2a$/$2b$/$2y$) or "custom_password_hash" with algorithm bcrypt
-            ({"algorithm":"bcrypt","hash":{"value":"$2b$…"}}). Bcrypt hashes are kept and move to scrypt at
+            ({"algorithm":"bcrypt","hash":{"value":"$2b$…"}}). Bcrypt hashes are kept and move to Argon2id at
             the user's next sign-in; users without a hash need `users set-password`.
             A record whose email already exists (in any case) is skipped and reported as "exists". Invalid records
             are reported with their index (1-based: position in the array, or line number in NDJSON) and email;

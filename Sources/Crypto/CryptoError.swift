@@ -19,7 +19,7 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case authenticationFailure
         /// The input is malformed (wrong length, bad encoding, out-of-range parameter).
         case invalidInput
-        /// A key derivation (scrypt) failed.
+        /// A key derivation (Argon2id, scrypt) failed.
         case keyDerivation
     }
 

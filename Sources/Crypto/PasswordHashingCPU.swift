@@ -2,7 +2,7 @@ import Synchronization
 
 /// CPU spent hashing and verifying passwords in this process, for `/metrics`
 /// (`gatehouse_password_hashing_cpu_seconds_total`). By design most of a sign-in's CPU is its
-/// scrypt; this lets an operator, and `scripts/bench flow`, see what the rest costs.
+/// password hash; this lets an operator, and `scripts/bench flow`, see what the rest costs.
 public enum PasswordHashingCPU {
     private static let total = Atomic<UInt64>(0)
 

@@ -1,11 +1,13 @@
 import Dispatch
 import Synchronization
 
-/// At most one password hash per core at a time. Each scrypt takes 32 MiB (N = 2^15, r = 8) and
-/// all of a core, so more at once only adds memory — a burst of 100 logins would otherwise ask
-/// for 3 GiB — while the throughput stays what the cores give (README "Tests and benchmarks").
+/// At most one password hash at a time per two cores (at least one). Each Argon2id takes 7 MiB
+/// (`Argon2Parameters.default`) and all of a core, so more at once would only add memory — a burst
+/// of 100 logins would otherwise ask for 700 MiB. Half the cores is the bulkhead: a burst of
+/// sign-ins, or of guesses at passwords, leaves the other half to refreshes, `/userinfo` and pages
+/// (README "Passwords").
 public enum PasswordHashingGate {
-    public static let limit = max(1, SystemCPUs.online())
+    public static let limit = max(1, SystemCPUs.online() / 2)
     private static let slots = DispatchSemaphore(value: limit)
     private static let running = Atomic<Int>(0)
     private static let mostAtOnce = Atomic<Int>(0)

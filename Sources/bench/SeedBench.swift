@@ -11,7 +11,7 @@ import Storage
 /// embedded migrations, applied by `Store`); the rows go in through prepared statements in large
 /// transactions with the journal off, then the file is switched back to WAL.
 ///
-/// Shapes: every user shares ONE precomputed scrypt hash of `SeedBench.password` (hashing a million
+/// Shapes: every user shares ONE precomputed Argon2id hash of `SeedBench.password` (hashing a million
 /// passwords would take a day); sessions are 70% live; audit events are spread over the last 30
 /// days. Refresh tokens (`--token-format family`, the default, migration 0017): M families, one
 /// grant and one `refresh_families` row each, spread over the users' sessions (devices), at a

@@ -46,12 +46,12 @@ import TestSupport
         #expect(json["email"] as? String == "Ada@Example.com")
         #expect(json["email_verified"] as? Bool == true)
         #expect(json["name"] as? String == "Ada Lovelace")
-        #expect(!result.standardOutput.contains("orrect horse") && !result.standardOutput.contains("$scrypt$"))
+        #expect(!result.standardOutput.contains("orrect horse") && !result.standardOutput.contains("$argon2id$"))
 
         let user = try #require(try storedUser("ada@example.com"))
         #expect(user.userID == userID)
         let hash = try #require(user.passwordHash)
-        #expect(hash.hasPrefix("$scrypt$"))
+        #expect(hash.hasPrefix("$argon2id$"))
         #expect(PasswordHash.verify("Correct horse battery 7", against: hash))
         #expect(!PasswordHash.verify("Correct horse battery 7\n", against: hash))
 
@@ -137,7 +137,7 @@ import TestSupport
         #expect(limited.count == 1)
         let table = run(["users", "list"]).standardOutput
         #expect(table.hasPrefix("USER_ID"))
-        #expect(!table.contains("$scrypt$"))
+        #expect(!table.contains("$argon2id$"))
 
         let userID = try #require(ada["user_id"] as? String)
         for key in [userID, "ADA@example.com"] {
@@ -148,7 +148,7 @@ import TestSupport
             #expect(json["name"] as? String == "Ada")
             #expect(json["has_password"] as? Bool == true)
             #expect(json["password_hash"] == nil)
-            #expect(!shown.standardOutput.contains("$scrypt$"))
+            #expect(!shown.standardOutput.contains("$argon2id$"))
         }
         #expect(run(["users", "show", userID]).standardOutput.contains("ada@example.com"))
     }

@@ -75,7 +75,7 @@ import TestSupport
         #expect(ada.userID == "auth0|5f7c8ec7c33c6c004bbafe82")
         #expect(ada.emailVerified && ada.name == "Ada Lovelace" && ada.givenName == "Ada" && ada.familyName == "Lovelace")
         #expect(ada.nickname == "ada" && ada.picture == "https://img.example.com/ada.png" && !ada.blocked)
-        #expect(ada.passwordHash == hash)  // Kept as is; moved to scrypt at the next sign-in.
+        #expect(ada.passwordHash == hash)  // Kept as is; moved to Argon2id at the next sign-in.
         #expect(PasswordHash.verify("imported password", against: hash))
         #expect(PasswordHash.needsRehash(hash))
         let carol = try #require(try admin.user("carol@example.com"))

@@ -62,6 +62,15 @@ struct KnownAnswerTests {
             """))
     }
 
+    /// RFC 9106 §5.3: Argon2id with a secret (K) and associated data (X), 4 lanes, 32 KiB, 3 passes.
+    @Test("Argon2id RFC 9106 §5.3 vector")
+    func argon2idRFC9106() throws {
+        let tag = try Argon2id.derive(password: [UInt8](repeating: 1, count: 32), salt: [UInt8](repeating: 2, count: 16),
+                                      parameters: Argon2Parameters(memoryKiB: 32, iterations: 3, parallelism: 4), length: 32,
+                                      secret: [UInt8](repeating: 3, count: 8), associatedData: [UInt8](repeating: 4, count: 12))
+        #expect(tag == hex("0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"))
+    }
+
     @Test("constant-time equality")
     func constantTime() {
         #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))

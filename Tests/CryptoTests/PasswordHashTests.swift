@@ -5,10 +5,11 @@ import Testing
 
 @Suite("Password hashing")
 struct PasswordHashTests {
-    @Test("scrypt hash verifies and is self-describing")
-    func scrypt() throws {
+    @Test("an Argon2id hash verifies and is self-describing")
+    func argon2id() throws {
         let encoded = try PasswordHash.hash("correct horse")
-        #expect(encoded.hasPrefix("$scrypt$ln=15,r=8,p=1$"))
+        #expect(encoded.hasPrefix("$argon2id$v=19$m=7168,t=5,p=1$"))
+        #expect(encoded.count == 96)  // 16-byte salt, 32-byte hash
         #expect(PasswordHash.verify("correct horse", against: encoded))
         #expect(!PasswordHash.verify("correct horsf", against: encoded))
         #expect(!PasswordHash.verify("", against: encoded))
@@ -16,19 +17,28 @@ struct PasswordHashTests {
         #expect(try PasswordHash.hash("correct horse") != encoded) // fresh salt
     }
 
+    @Test("a scrypt hash of an earlier release verifies and needs a rehash")
+    func scrypt() throws {
+        let encoded = try PasswordHash.hash("correct horse", parameters: ScryptParameters(logN: 15, r: 8, p: 1))
+        #expect(encoded.hasPrefix("$scrypt$ln=15,r=8,p=1$"))
+        #expect(PasswordHash.verify("correct horse", against: encoded))
+        #expect(!PasswordHash.verify("correct horsf", against: encoded))
+        #expect(PasswordHash.needsRehash(encoded))
+    }
+
     /// The total is process-wide and other suites hash at the same time, so only a lower bound holds.
     @Test("hashing and verifying count their CPU for /metrics")
     func hashingCPUIsCounted() throws {
         var before = PasswordHashingCPU.seconds
         let encoded = try PasswordHash.hash("correct horse")
-        // One scrypt at N = 2^15, r = 8 touches 32 MiB twice: well over a millisecond of CPU anywhere.
+        // One Argon2id at m = 7 MiB, t = 5 fills 7 MiB five times: well over a millisecond of CPU anywhere.
         #expect(PasswordHashingCPU.seconds - before > 0.001)
         before = PasswordHashingCPU.seconds
         #expect(PasswordHash.verify("correct horse", against: encoded))
         #expect(PasswordHashingCPU.seconds - before > 0.001)
     }
 
-    @Test("no more hashes run at once than there are cores, however many callers")
+    @Test("no more hashes run at once than the gate allows (half the cores), however many callers")
     func hashesWaitForACore() throws {
         let encoded = try PasswordHash.hash("correct horse", parameters: ScryptParameters(logN: 12, r: 8, p: 1))
         let callers = PasswordHashingGate.limit * 4
@@ -48,14 +58,31 @@ struct PasswordHashTests {
         #expect(PasswordHashingGate.peak >= 1)
     }
 
-    @Test("weaker scrypt parameters need a rehash")
-    func weaker() throws {
-        let weak = try PasswordHash.hash("pw", parameters: ScryptParameters(logN: 10, r: 8, p: 1))
-        #expect(weak.hasPrefix("$scrypt$ln=10,r=8,p=1$"))
-        #expect(PasswordHash.verify("pw", against: weak))
-        #expect(PasswordHash.needsRehash(weak))
-        let smallR = try PasswordHash.hash("pw", parameters: ScryptParameters(logN: 15, r: 4, p: 1))
-        #expect(PasswordHash.needsRehash(smallR))
+    /// Less memory or fewer passes than today's default need a rehash; more of either, or more
+    /// lanes, do not.
+    @Test("weaker Argon2id parameters need a rehash", arguments: [
+        (Argon2Parameters(memoryKiB: 4096, iterations: 5, parallelism: 1), true),
+        (Argon2Parameters(memoryKiB: 7168, iterations: 4, parallelism: 1), true),
+        (Argon2Parameters(memoryKiB: 7168, iterations: 5, parallelism: 1), false),
+        (Argon2Parameters(memoryKiB: 8192, iterations: 5, parallelism: 2), false),
+        (Argon2Parameters(memoryKiB: 7168, iterations: 6, parallelism: 1), false),
+    ])
+    func weaker(parameters: Argon2Parameters, needsRehash: Bool) throws {
+        let encoded = try PasswordHash.hash("pw", parameters: parameters)
+        #expect(encoded.hasPrefix("$argon2id$v=19$m=\(parameters.memoryKiB),t=\(parameters.iterations),p=\(parameters.parallelism)$"))
+        #expect(PasswordHash.verify("pw", against: encoded))
+        #expect(PasswordHash.needsRehash(encoded) == needsRehash)
+    }
+
+    @Test("parameters outside the accepted range are refused when hashing", arguments: [
+        Argon2Parameters(memoryKiB: 7168, iterations: 0, parallelism: 1),
+        Argon2Parameters(memoryKiB: 7168, iterations: 5, parallelism: 0),
+        Argon2Parameters(memoryKiB: 15, iterations: 1, parallelism: 2),
+        Argon2Parameters(memoryKiB: 512 * 1024, iterations: 1, parallelism: 1),
+        Argon2Parameters(memoryKiB: 7168, iterations: 17, parallelism: 1),
+    ])
+    func outOfRange(parameters: Argon2Parameters) {
+        #expect(throws: CryptoError.self) { try PasswordHash.hash("pw", parameters: parameters) }
     }
 
     static let malformed: [String] = [
@@ -70,6 +97,23 @@ struct PasswordHashTests {
         "$2b$12$tooshort", "$2x$12$j4R5yfhrFWBmtwATaq9hL.3v38GmEQKLMJtWotmb.y53rLjNucorC",
         "$2b$99$j4R5yfhrFWBmtwATaq9hL.3v38GmEQKLMJtWotmb.y53rLjNucorC",
         "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "plaintext", "$$$$",
+        // Argon2 (salt "somesaltsomesalt", a 32-byte hash) with one thing wrong in each.
+        "$argon2i$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=16$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=07168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=5$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$t=5,m=7168,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=1048576,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=0,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=99,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=8,t=5,p=2$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA==$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ_l-PU2ts",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHQ$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTj",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$r4Oo1wGvZA95Ee2ql0BxTjPMLtEb2RJx3pJ/l+PU2ts$",
+        "$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA",
     ]
 
     @Test("malformed encodings never verify and need a rehash", arguments: malformed)

@@ -66,27 +66,40 @@ import TestSupport
         #expect(try users.find(userID: user.userID)?.loginsCount == 0)
     }
 
-    /// A hash with older (weaker) scrypt parameters is replaced at the next successful login.
-    @Test func aWeakScryptHashIsUpgradedAtLogin() throws {
+    /// A scrypt hash of an earlier release is replaced by Argon2id at the next successful login.
+    @Test func aScryptHashMovesToArgon2idAtLogin() throws {
         let weak = try PasswordHash.hash("right password", parameters: ScryptParameters(logN: 12, r: 8, p: 1))
         let user = try addUser("a@example.com", hash: weak)
         _ = try login(user.email, "right password")
         let stored = try #require(try users.find(userID: user.userID)?.passwordHash)
-        #expect(stored.hasPrefix("$scrypt$ln=15,r=8,p=1$"))
+        #expect(stored.hasPrefix("$argon2id$v=19$m=7168,t=5,p=1$"))
         #expect(PasswordHash.verify("right password", against: stored))
     }
 
-    /// An imported bcrypt hash (Auth0 export) verifies, then moves to scrypt.
-    @Test func anImportedBcryptHashMovesToScryptAtLogin() throws {
+    /// An Argon2id hash with fewer passes than today's is replaced; one with today's parameters is kept.
+    @Test func aWeakerArgon2idHashIsUpgradedAtLogin() throws {
+        let weak = try PasswordHash.hash("right password", parameters: Argon2Parameters(memoryKiB: 7168, iterations: 2, parallelism: 1))
+        let user = try addUser("a@example.com", hash: weak)
+        _ = try login(user.email, "right password")
+        let stored = try #require(try users.find(userID: user.userID)?.passwordHash)
+        #expect(stored != weak && stored.hasPrefix("$argon2id$v=19$m=7168,t=5,p=1$"))
+        guard case .verified(_, let rehashed, _) = try login(user.email, "right password") else {
+            Issue.record("expected a verified login"); return
+        }
+        #expect(rehashed == nil)
+    }
+
+    /// An imported bcrypt hash (Auth0 export) verifies, then moves to Argon2id.
+    @Test func anImportedBcryptHashMovesToArgon2idAtLogin() throws {
         // The Openwall crypt_blowfish test vector for "U*U".
         let user = try addUser("a@example.com", hash: "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")
         guard case .verified(let found, let rehashed?, _) = try login(user.email, "U*U") else {
             Issue.record("expected a verified login with a rehash"); return
         }
         #expect(found == user)
-        #expect(rehashed.hasPrefix("$scrypt$"))
+        #expect(rehashed.hasPrefix("$argon2id$"))
         let stored = try #require(try users.find(userID: user.userID)?.passwordHash)
-        #expect(stored.hasPrefix("$scrypt$"))
+        #expect(stored.hasPrefix("$argon2id$"))
         #expect(PasswordHash.verify("U*U", against: stored))
     }
 

@@ -157,7 +157,7 @@ import TestSupport
     }
 
     /// A user imported from Auth0 with a bcrypt hash signs in with the original password, and the
-    /// stored hash moves to scrypt.
+    /// stored hash moves to Argon2id.
     @Test func anImportedBcryptUserSignsInAndIsRehashed() throws {
         let fixture = try SignInFixture()
         let app = try fixture.createApp()
@@ -183,7 +183,7 @@ import TestSupport
         try sqlite.run()
         let rehashed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         sqlite.waitUntilExit()
-        #expect(rehashed.hasPrefix("$scrypt$"), "\(rehashed)")
+        #expect(rehashed.hasPrefix("$argon2id$"), "\(rehashed)")
     }
 
     static func bcrypt(_ password: String) throws -> String {

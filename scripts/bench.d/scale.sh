@@ -5,7 +5,7 @@
 # sizes in alternating order, so the ratios to the smallest size are taken within one round.
 # Rows: refresh (ES256, RS256) and /userinfo, /authorize (the login page) with wrk at
 # BENCH_TOKEN_CONNECTIONS; the open-loop p99 of each at 50% of that round's wrk maximum; the full
-# browser sign-in (scrypt included) at 4 flows at once; bytes written per refresh; RSS and file sizes.
+# browser sign-in (password hash included) at 4 flows at once; bytes written per refresh; RSS and file sizes.
 
 # "1k" → 1000, "100k" → 100000, "1m" → 1000000.
 scale_users() { python3 -c "import sys; s=sys.argv[1].lower(); print(int(float(s[:-1]) * {'k': 1e3, 'm': 1e6}[s[-1]]) if s[-1] in 'km' else int(s))" "$1"; }
@@ -141,7 +141,8 @@ bench_scale() {
             max=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["req_per_sec"])' "$json")
             emit "$("$bin/bench" openloop --url "$u/authorize?client_id=$ES256_CLIENT&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&response_type=code&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=open" \
                 --rate "$(python3 -c "print(max(10, round($max * 0.5)))")" --seconds "$seconds" --connections "$open_connections" --label authorize_open50)"
-            local cpu_before cpu_after signin
+            local cpu_before cpu_after signin rss_before_signin
+            rss_before_signin=$(awk '/VmRSS/ {print $2}' "/proc/$p/status")
             cpu_before=$(awk '{print $14+$15}' "/proc/$p/stat")
             signin=$(python3 "$lua/signin_flow.py" "$u/" "$ES256_CLIENT" "http://127.0.0.1:9/callback" 'user{i}@seed.example' "$SEED_PASSWORD" \
                 "$SEED_USERS" 4 "$seconds" signin)
@@ -150,7 +151,7 @@ bench_scale() {
                 "$signin" "$((cpu_after - cpu_before))" "$(getconf CLK_TCK)")"
             local files
             files=$(python3 -c 'import os,sys; p=sys.argv[1]; print(sum(os.path.getsize(p+s) for s in ("", "-wal") if os.path.exists(p+s)))' "$work/scale-$size/data/idp.sqlite3")
-            echo "{\"kind\": \"state\", \"size\": \"$size\", \"run\": $run, \"rss_kb\": $(awk '/VmRSS/ {print $2}' "/proc/$p/status"), \"hwm_kb\": $(awk '/VmHWM/ {print $2}' "/proc/$p/status"), \"db_bytes\": $files}" >> "$rows"
+            echo "{\"kind\": \"state\", \"size\": \"$size\", \"run\": $run, \"rss_kb\": $(awk '/VmRSS/ {print $2}' "/proc/$p/status"), \"rss_before_signin_kb\": $rss_before_signin, \"hwm_kb\": $(awk '/VmHWM/ {print $2}' "/proc/$p/status"), \"db_bytes\": $files}" >> "$rows"
         done
     done
     cp "$rows" "${BENCH_OUT:-/tmp}/gatehouse-bench-scale.jsonl" 2>/dev/null || true

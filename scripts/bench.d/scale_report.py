@@ -79,9 +79,11 @@ for name in throughput_rows + ["signin"]:
                                f"{'met' if statistics.median(p99_ratios) <= 2 else 'NOT met'})" if p99_ratios else ""))
 for size in sizes:
     if states[size]:
-        print(f"  {size:>5}: RSS {max(s['rss_kb'] for s in states[size]) / 1024:.1f} MiB after the rows (peak "
-              f"{max(s['hwm_kb'] for s in states[size]) / 1024:.1f} MiB), database + WAL {states[size][-1]['db_bytes'] / 1048576:.0f} MiB")
+        before = [s["rss_before_signin_kb"] for s in states[size] if "rss_before_signin_kb" in s]
+        print(f"  {size:>5}: RSS {max(s['rss_kb'] for s in states[size]) / 1024:.1f} MiB after the rows"
+              + (f", {max(before) / 1024:.1f} before the sign-in row" if before else "")
+              + f" (peak {max(s['hwm_kb'] for s in states[size]) / 1024:.1f} MiB), database + WAL {states[size][-1]['db_bytes'] / 1048576:.0f} MiB")
 print("Goals at the largest size:")
 print("\n".join(verdicts))
-print("CPU ms = server CPU per request (per flow for signin, scrypt included); KB w/req = bytes the daemon sent to storage"
+print("CPU ms = server CPU per request (per flow for signin, password hash included); KB w/req = bytes the daemon sent to storage"
       " per request (/proc/PID/io write_bytes); p99 50% = open-loop p99 at half the round's wrk maximum (from the scheduled time)")

@@ -36,14 +36,14 @@ public struct CredentialCheck: Sendable {
     }
 
     /// Takes the unknown-email path's time (the dummy hash's, timed when it was made, so nobody
-    /// pays a second scrypt) as the floor for every checked attempt.
+    /// pays a second hash) as the floor for every checked attempt.
     public mutating func measureFloor() {
         floorIsDummyCost = true
     }
 
     public enum Verdict: Sendable, Equatable {
         /// The right password of an active user. `rehashedPassword` is today's hash of it when the
-        /// stored one is weaker (old scrypt parameters, an imported bcrypt hash), to store at commit.
+        /// stored one is weaker (scrypt or weaker Argon2id parameters, an imported bcrypt hash), to store at commit.
         case verified(User, rehashedPassword: String?, clearedThrottleKey: String)
         /// Wrong email or password, or no password: one answer for all. Counted.
         case rejected(reason: String, userID: String?)

@@ -2,10 +2,10 @@ import Crypto
 import Dispatch
 import Synchronization
 
-/// The hash an unknown email is checked against, and what making it cost (one scrypt with today's
-/// parameters, as long as verifying it). One per process, made at first need or by
+/// The hash an unknown email is checked against, and what making it cost (one Argon2id with
+/// today's parameters, as long as verifying it). One per process, made at first need or by
 /// `prepareInBackground()`, which the daemon calls once it listens: a start does not wait one
-/// scrypt for its first `200`, nor share the CPU with one (issue #18: ~90 ms of a ~130 ms start).
+/// password hash for its first `200`, nor share the CPU with one (issue #18).
 final class DummyPassword: Sendable {
     static let shared = DummyPassword()
 
@@ -17,9 +17,9 @@ final class DummyPassword: Sendable {
             if let made { return made }
             var hash: String?
             let cost = ContinuousClock().measure { hash = try? PasswordHash.hash(Random.token(bytes: 16)) }
-            // Hashing cannot fail with the default parameters short of OpenSSL being broken; a
-            // well-formed hash with today's parameters costs the same to verify.
-            let value = (hash ?? "$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", cost)
+            // Hashing fails only if 7 MiB cannot be mapped; a well-formed hash with today's
+            // parameters costs the same to verify.
+            let value = (hash ?? "$argon2id$v=19$m=7168,t=5,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", cost)
             made = value
             return value
         }

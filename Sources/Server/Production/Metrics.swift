@@ -319,7 +319,7 @@ public final class GatehouseMetrics: Sendable {
             Double(activeSessions.provider.withLock { $0 }?() ?? 0)
         }
         registry.counter("gatehouse_password_hashing_cpu_seconds_total",
-                         help: "CPU spent hashing and verifying passwords (scrypt, imported bcrypt).") { PasswordHashingCPU.seconds }
+                         help: "CPU spent hashing and verifying passwords (Argon2id; scrypt and imported bcrypt until their upgrade).") { PasswordHashingCPU.seconds }
         registry.gauge("gatehouse_build_info", help: "Always 1; the version is a label.", labels: ["version": version]) { 1 }
         let start = startTime.timeIntervalSince1970.rounded(.down)
         registry.gauge("gatehouse_process_start_time_seconds", help: "Start time of the process since the Unix epoch in seconds.") { start }
