@@ -1,7 +1,7 @@
 /// Storage form of high-entropy secrets we generate (client secrets, codes, refresh tokens,
 /// session cookies): lowercase hex SHA-256, compared in constant time.
 ///
-/// A slow password hash adds nothing for 256-bit random values and would cost ~90 ms per
+/// A slow password hash adds nothing for 256-bit random values and would cost tens of ms per
 /// token request; passwords chosen by people use `PasswordHash` instead.
 public enum SecretDigest {
     public static func hash(_ secret: String) -> String {

@@ -5,7 +5,7 @@ import FoundationEssentials
 public struct LoginCompletion: Sendable, Equatable {
     public var userID: String
     public var time: Date
-    /// A new hash to store (old scrypt parameters, or an imported bcrypt hash); nil keeps the stored one.
+    /// A new hash to store (a scrypt, weaker Argon2id or imported bcrypt hash replaced); nil keeps the stored one.
     public var rehashedPassword: String?
     /// Throttle keys the success clears (the email+address pair).
     public var clearedThrottleKeys: [String]

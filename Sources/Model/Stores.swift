@@ -24,7 +24,7 @@ public protocol UserStore: Sendable {
     /// Replaces every field; throws `.notFound`.
     func update(_ user: User) throws(StorageError)
     /// Counts a successful login; replaces the password hash when `rehashedPassword` is given
-    /// (parameters raised, or an imported bcrypt hash moved to scrypt).
+    /// (parameters raised, or a scrypt or imported bcrypt hash moved to Argon2id).
     func recordLogin(userID: String, at time: Date, rehashedPassword: String?) throws(StorageError)
 }
 

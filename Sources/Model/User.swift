@@ -5,7 +5,7 @@ public struct User: Sendable, Equatable {
     public var userID: String
     public var email: String
     public var emailVerified: Bool
-    /// Self-describing hash (scrypt, or an imported bcrypt hash until the next login); nil: no password.
+    /// Self-describing hash (Argon2id; scrypt or an imported bcrypt hash until the next login); nil: no password.
     public var passwordHash: String?
     public var name: String?
     public var givenName: String?
