@@ -31,13 +31,10 @@ struct Argon2Hash {
     let parameters: Argon2Parameters
     let salt: [UInt8]
     let hash: [UInt8]
+}
 
-    init(parameters: Argon2Parameters, salt: [UInt8], hash: [UInt8]) {
-        self.parameters = parameters
-        self.salt = salt
-        self.hash = hash
-    }
-
+/// The string form, both ways.
+extension Argon2Hash {
     init?(parsing encoded: String) {
         // "", "argon2id", "v=19", "m=..,t=..,p=..", salt, hash
         let fields = encoded.split(separator: "$", omittingEmptySubsequences: false)

@@ -31,13 +31,10 @@ struct ScryptHash {
     let parameters: ScryptParameters
     let salt: [UInt8]
     let hash: [UInt8]
+}
 
-    init(parameters: ScryptParameters, salt: [UInt8], hash: [UInt8]) {
-        self.parameters = parameters
-        self.salt = salt
-        self.hash = hash
-    }
-
+/// The string form, both ways.
+extension ScryptHash {
     init?(parsing encoded: String) {
         // "", "scrypt", "ln=..,r=..,p=..", salt, hash
         let fields = encoded.split(separator: "$", omittingEmptySubsequences: false)

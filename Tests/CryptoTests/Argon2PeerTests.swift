@@ -1,5 +1,4 @@
 @testable import Crypto
-import Foundation
 import Testing
 
 /// Our Argon2id strings against the reference command-line tool (Debian's `argon2`, which
@@ -23,19 +22,9 @@ struct Argon2PeerTests {
 
     /// `argon2 SALT -id -t T -k KiB -p P -l 32 -e`, the password on standard input.
     static func tool(password: String, salt: String, parameters: Argon2Parameters) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/argon2")
-        process.arguments = [salt, "-id", "-t", "\(parameters.iterations)", "-k", "\(parameters.memoryKiB)",
-                             "-p", "\(parameters.parallelism)", "-l", "32", "-e"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(password.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the argon2 tool (Debian package argon2) is required")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, output) = try PeerTool.run("/usr/bin/argon2", [salt, "-id", "-t", "\(parameters.iterations)", "-k", "\(parameters.memoryKiB)",
+                                                                     "-p", "\(parameters.parallelism)", "-l", "32", "-e"], input: password)
+        try #require(status == 0, "the argon2 tool (Debian package argon2) is required")
+        return output
     }
 }

@@ -140,16 +140,8 @@ struct PasswordHashTests {
             warnings.simplefilter("ignore")
             print(crypt.crypt("hunter2 ✓", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 with the crypt module is required")
-        let hash = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, hash) = try PeerTool.run("/usr/bin/env", ["python3", "-c", script])
+        try #require(status == 0, "python3 with the crypt module is required")
         #expect(hash.hasPrefix("$2b$04$"))
         #expect(PasswordHash.verify("hunter2 ✓", against: hash))
         #expect(!PasswordHash.verify("hunter2", against: hash))
