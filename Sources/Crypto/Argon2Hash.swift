@@ -14,8 +14,8 @@ public struct Argon2Parameters: Sendable, Equatable {
     }
 
     /// m = 7 MiB, t = 5, p = 1: one of the equivalent minimum settings of the usual guidance for
-    /// Argon2id, and Keycloak's default. Tens of milliseconds of one core and 7 MiB per hash: a
-    /// sign-in burst on two cores holds 14 MiB (README "Passwords").
+    /// Argon2id, and Keycloak's default. Tens of milliseconds of one core and 7 MiB per hash; a
+    /// sign-in burst holds one such buffer per two cores (`PasswordHashingGate`, README "Passwords").
     public static let `default` = Argon2Parameters(memoryKiB: 7 * 1024, iterations: 5, parallelism: 1)
 
     /// What a stored hash may ask for: RFC 9106 §3.1's floor of 8 KiB per lane, and ceilings so a
