@@ -47,6 +47,40 @@ extension HMAC {
     }
 }
 
+/// The contexts behind one `KeyedHMAC`: each was keyed once (`EVP_MAC_init` with the key), and
+/// `EVP_MAC_init` without a key rewinds it to that key's inner state for the next MAC.
+final class KeyedHMACContexts: Sendable {
+    private let key: [UInt8]
+    private let pool = ContextPool { EVP_MAC_CTX_free($0) }
+
+    init(key: [UInt8]) { self.key = key }
+
+    private func makeContext() -> OpaquePointer {
+        guard let ctx = EVP_MAC_CTX_new(Algorithms.hmac) else { fatalError("EVP_MAC_CTX_new failed: \(OpenSSLErrors.drain())") }
+        let digest = UnsafeMutablePointer(mutating: ParamName.sha256)
+        var params = [OSSL_PARAM_construct_utf8_string(ParamName.digest, digest, 0), OSSL_PARAM_construct_end()]
+        // An empty key still needs a non-null pointer.
+        let keyed = (key.isEmpty ? [0] : key).withUnsafeBufferPointer { k in
+            EVP_MAC_CTX_set_params(ctx, &params) == 1 && EVP_MAC_init(ctx, k.baseAddress, key.count, nil) == 1
+        }
+        precondition(keyed, "HMAC key: \(OpenSSLErrors.drain())")
+        return ctx
+    }
+
+    func mac(_ data: UnsafeRawBufferPointer) -> [UInt8] {
+        let ctx = pool.take() ?? makeContext()
+        defer { pool.give(ctx) }
+        return [UInt8](unsafeUninitializedCapacity: 32) { out, initialized in
+            var length = 0
+            let ok = EVP_MAC_init(ctx, nil, 0, nil) == 1
+                && (data.isEmpty || EVP_MAC_update(ctx, data.baseAddress, data.count) == 1)
+                && EVP_MAC_final(ctx, out.baseAddress, &length, 32) == 1
+            precondition(ok && length == 32, "HMAC-SHA256 failed: \(OpenSSLErrors.drain())")
+            initialized = 32
+        }
+    }
+}
+
 /// Algorithm objects fetched once from the default provider.
 ///
 /// Explicit fetching is OpenSSL 3's recommended pattern: the legacy

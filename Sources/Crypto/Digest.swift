@@ -33,3 +33,20 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// HMAC-SHA256 under one fixed key, for the server keys the token paths MAC with on every request.
+///
+/// `HMAC.sha256` keys a context on each call: two SHA-256 blocks of key pads (RFC 2104 §2) and
+/// OpenSSL's key setup, which cost more than the MAC over a short input. A `KeyedHMAC` keeps
+/// contexts that already hold the key and only rewinds one per call.
+public struct KeyedHMAC: Sendable {
+    let contexts: KeyedHMACContexts
+
+    public init(key: [UInt8]) { contexts = KeyedHMACContexts(key: key) }
+
+    /// HMAC-SHA256 of `data`: the same bytes as `HMAC.sha256(key:data:)` with this key.
+    public func sha256(_ data: some Collection<UInt8>) -> [UInt8] {
+        let bytes = Array(data)
+        return bytes.withUnsafeBytes { contexts.mac($0) }
+    }
+}

@@ -45,6 +45,16 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// ASCII case-insensitive comparison; header names are ASCII tokens, so no Unicode folding is needed.
     static func same(_ lhs: String, _ rhs: String) -> Bool {
+        // Most names compared differ in length: decided without reading a byte.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        if let equal = lhs.utf8.withContiguousStorageIfAvailable({ left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where left[index] != right[index] && ASCII.lower(left[index]) != ASCII.lower(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }), let equal { return equal }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {

@@ -36,7 +36,7 @@ extension JSONValue {
     static func appendObject(_ members: [String: JSONValue], to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "{"))
         // Sorted by UTF-8 bytes, compared in place (no copies of the keys).
-        let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let sorted = members.sorted { precedes($0.key, $1.key) }
         for (index, member) in sorted.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(member.key, to: &out)
@@ -46,13 +46,27 @@ extension JSONValue {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// Whether `lhs` sorts before `rhs` by UTF-8 bytes, compared in native strings' storage
+    /// (through `UTF8View` iterators the sort of a token's claims showed in profiles).
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let ordered = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+        return (ordered ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most claim values need no escaping: copy them whole. Scanned as one contiguous buffer: the
         // tokens in a token response (an ID token is ~1 KB) cost several times more through UTF8View.
         var copy = text
         let plain = copy.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
             out.append(contentsOf: bytes)
             return true
         }

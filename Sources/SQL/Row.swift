@@ -5,7 +5,10 @@ public struct Row: Sendable, Equatable {
     public let columns: [String]
     /// Values in column order.
     public let values: [SQLValue]
-    private let indexByName: [String: Int]
+    /// Positions by name, for rows wider than `position(of:)` searches in order. Visible to the
+    /// inlinable accessors: the stores, in other modules, then specialise `get` for the types they
+    /// read instead of looking up `Optional<T>`'s metadata at run time for every column.
+    @usableFromInline let indexByName: [String: Int]
 
     package init(columns: [String], indexByName: [String: Int], values: [SQLValue]) {
         self.columns = columns
@@ -33,8 +36,18 @@ public struct Row: Sendable, Equatable {
     }
 
     /// The raw value, or nil when there is no such column.
+    @inlinable
     public subscript(_ column: String) -> SQLValue? {
-        indexByName[column].map { values[$0] }
+        position(of: column).map { values[$0] }
+    }
+
+    /// Where `column` is (the first of equal names). A row of a few columns is searched in order:
+    /// most names differ in length, and comparing them costs less than hashing the one asked for.
+    @inlinable
+    func position(of column: String) -> Int? {
+        guard columns.count <= 24 else { return indexByName[column] }
+        for position in columns.indices where columns[position] == column { return position }
+        return nil
     }
 
     /// The raw value, or nil when the index is out of range.
@@ -43,14 +56,16 @@ public struct Row: Sendable, Equatable {
     }
 
     /// The value of `column` decoded as `T`; use an Optional `T` for nullable columns.
+    @inlinable
     public func get<T: SQLValueRepresentable>(_ column: String, as type: T.Type = T.self) throws(RowError) -> T {
-        guard let index = indexByName[column] else {
+        guard let index = position(of: column) else {
             throw .noSuchColumn(column, available: columns)
         }
         return try decode(values[index], column: column)
     }
 
     /// The value at `index` decoded as `T`.
+    @inlinable
     public func get<T: SQLValueRepresentable>(_ index: Int, as type: T.Type = T.self) throws(RowError) -> T {
         guard values.indices.contains(index) else {
             throw .noSuchColumn("#\(index)", available: columns)
@@ -58,19 +73,20 @@ public struct Row: Sendable, Equatable {
         return try decode(values[index], column: columns[index])
     }
 
-    private func decode<T: SQLValueRepresentable>(_ value: SQLValue, column: String) throws(RowError) -> T {
+    @inlinable
+    func decode<T: SQLValueRepresentable>(_ value: SQLValue, column: String) throws(RowError) -> T {
         guard let decoded = T.decode(value) else {
             throw .typeMismatch(column: column, expected: String(describing: T.self), found: value.typeName)
         }
         return decoded
     }
 
-    public func string(_ column: String) throws(RowError) -> String { try get(column) }
-    public func int64(_ column: String) throws(RowError) -> Int64 { try get(column) }
-    public func int(_ column: String) throws(RowError) -> Int { try get(column) }
-    public func bool(_ column: String) throws(RowError) -> Bool { try get(column) }
-    public func double(_ column: String) throws(RowError) -> Double { try get(column) }
-    public func blob(_ column: String) throws(RowError) -> [UInt8] { try get(column) }
+    @inlinable public func string(_ column: String) throws(RowError) -> String { try get(column) }
+    @inlinable public func int64(_ column: String) throws(RowError) -> Int64 { try get(column) }
+    @inlinable public func int(_ column: String) throws(RowError) -> Int { try get(column) }
+    @inlinable public func bool(_ column: String) throws(RowError) -> Bool { try get(column) }
+    @inlinable public func double(_ column: String) throws(RowError) -> Double { try get(column) }
+    @inlinable public func blob(_ column: String) throws(RowError) -> [UInt8] { try get(column) }
 
     public func string(_ index: Int) throws(RowError) -> String { try get(index) }
     public func int64(_ index: Int) throws(RowError) -> Int64 { try get(index) }

@@ -10,33 +10,33 @@ public protocol SQLValueRepresentable: Sendable {
 }
 
 extension String: SQLValueRepresentable {
-    public var sqlValue: SQLValue { .text(self) }
-    public static func decode(_ value: SQLValue) -> String? {
+    @inlinable public var sqlValue: SQLValue { .text(self) }
+    @inlinable public static func decode(_ value: SQLValue) -> String? {
         if case .text(let text) = value { return text }
         return nil
     }
 }
 
 extension Int64: SQLValueRepresentable {
-    public var sqlValue: SQLValue { .integer(self) }
-    public static func decode(_ value: SQLValue) -> Int64? {
+    @inlinable public var sqlValue: SQLValue { .integer(self) }
+    @inlinable public static func decode(_ value: SQLValue) -> Int64? {
         if case .integer(let number) = value { return number }
         return nil
     }
 }
 
 extension Int: SQLValueRepresentable {
-    public var sqlValue: SQLValue { .integer(Int64(self)) }
-    public static func decode(_ value: SQLValue) -> Int? {
+    @inlinable public var sqlValue: SQLValue { .integer(Int64(self)) }
+    @inlinable public static func decode(_ value: SQLValue) -> Int? {
         if case .integer(let number) = value { return Int(exactly: number) }
         return nil
     }
 }
 
 extension Bool: SQLValueRepresentable {
-    public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+    @inlinable public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
     /// Only 0 and 1 decode: anything else is a sign of a wrong column.
-    public static func decode(_ value: SQLValue) -> Bool? {
+    @inlinable public static func decode(_ value: SQLValue) -> Bool? {
         switch value {
         case .integer(0): false
         case .integer(1): true
@@ -46,9 +46,9 @@ extension Bool: SQLValueRepresentable {
 }
 
 extension Double: SQLValueRepresentable {
-    public var sqlValue: SQLValue { .real(self) }
+    @inlinable public var sqlValue: SQLValue { .real(self) }
     /// Integers decode too: SQLite may hand back an integral REAL as INTEGER in expressions.
-    public static func decode(_ value: SQLValue) -> Double? {
+    @inlinable public static func decode(_ value: SQLValue) -> Double? {
         switch value {
         case .real(let number): number
         case .integer(let number): Double(number)
@@ -58,22 +58,22 @@ extension Double: SQLValueRepresentable {
 }
 
 extension Array: SQLValueRepresentable where Element == UInt8 {
-    public var sqlValue: SQLValue { .blob(self) }
-    public static func decode(_ value: SQLValue) -> [UInt8]? {
+    @inlinable public var sqlValue: SQLValue { .blob(self) }
+    @inlinable public static func decode(_ value: SQLValue) -> [UInt8]? {
         if case .blob(let bytes) = value { return bytes }
         return nil
     }
 }
 
 extension SQLValue: SQLValueRepresentable {
-    public var sqlValue: SQLValue { self }
-    public static func decode(_ value: SQLValue) -> SQLValue? { value }
+    @inlinable public var sqlValue: SQLValue { self }
+    @inlinable public static func decode(_ value: SQLValue) -> SQLValue? { value }
 }
 
 extension Optional: SQLValueRepresentable where Wrapped: SQLValueRepresentable {
-    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+    @inlinable public var sqlValue: SQLValue { self?.sqlValue ?? .null }
     /// `.some(nil)` for NULL, `nil` for a wrong storage class.
-    public static func decode(_ value: SQLValue) -> Wrapped?? {
+    @inlinable public static func decode(_ value: SQLValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.decode(value).map { .some($0) }
     }

@@ -41,6 +41,37 @@ struct KnownAnswerTests {
         #expect(wrong == 0)
     }
 
+    /// A `KeyedHMAC` gives the same MAC as `HMAC.sha256` with its key, call after call on its
+    /// rewound contexts and from several threads at once (RFC 4231 cases 1, 2 and 6; the empty pair).
+    @Test("Keyed HMAC-SHA256: RFC 4231 on rewound contexts, concurrently")
+    func keyedHMAC() async {
+        let vectors: [(key: [UInt8], data: [UInt8], mac: [UInt8])] = [
+            ([UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8), hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")),
+            (Array("Jefe".utf8), Array("what do ya want for nothing?".utf8), hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")),
+            ([UInt8](repeating: 0xaa, count: 131), Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+             hex("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")),
+            ([], [], hex("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")),
+        ]
+        let keyed = vectors.map { KeyedHMAC(key: $0.key) }
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var failures = 0
+                    for round in 0..<200 {
+                        let index = (task + round) % vectors.count
+                        // Another message under the same key in between: a rewind must forget it.
+                        _ = keyed[index].sha256(Array("interleaved \(round)".utf8))
+                        if keyed[index].sha256(vectors[index].data) != vectors[index].mac { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+        #expect(keyed[1].sha256(ArraySlice(vectors[1].data)) == HMAC.sha256(key: vectors[1].key, data: vectors[1].data))
+    }
+
     @Test("PKCE S256 pair from RFC 7636 Appendix B")
     func pkce() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

@@ -41,6 +41,19 @@ import Logging
         #expect(headers["Content-Type"] == nil)
         #expect(Array(headers).map(\.0) == ["X-A"])
     }
+
+    /// Names match ASCII case-insensitively and nothing else: not a prefix, not another length,
+    /// and no Unicode case folding (`K` is not the Kelvin sign, `ß` not `ss`).
+    @Test(arguments: [
+        ("Content-Type", "content-type", true), ("X-A", "x-a", true), ("", "", true), ("ETag", "ETAG", true),
+        ("Content-Type", "Content-Typ", false), ("Content-Type", "Content-Types", false), ("X-A", "X-B", false),
+        ("X-A", "X_A", false), ("k", "\u{212A}", false), ("ß", "ss", false), ("Accept", "", false),
+        ("Ä", "ä", false), ("Ä", "Ä", true),
+    ])
+    func namesCompareASCIICaseInsensitively(lhs: String, rhs: String, same: Bool) {
+        #expect(HTTPHeaders.same(lhs, rhs) == same)
+        #expect(HTTPHeaders.same(rhs, lhs) == same)
+    }
 }
 
 @Suite struct ListenAddressTests {

@@ -15,6 +15,18 @@ import Testing
         #expect(String(decoding: try value.jsonBytes(), as: UTF8.self) == expected)
     }
 
+    /// Keys sort by their UTF-8 bytes: a prefix first, upper case before lower, and multi-byte
+    /// characters after ASCII in code-point order (`é` U+00E9 before `中` U+4E2D before an emoji).
+    @Test(arguments: [
+        ("a", "b", true), ("b", "a", false), ("a", "a", false), ("", "a", true), ("a", "", false), ("", "", false),
+        ("exp", "expires", true), ("expires", "exp", false), ("Z", "a", true), ("_", "a", true), ("a", "é", true),
+        ("é", "中", true), ("中", "😀", true), ("😀", "中", false), ("aé", "a中", true),
+    ])
+    func keysSortByUTF8Bytes(lhs: String, rhs: String, precedes: Bool) {
+        #expect(JSONValue.precedes(lhs, rhs) == precedes)
+        #expect(JSONValue.precedes(lhs, rhs) == lhs.utf8.lexicographicallyPrecedes(rhs.utf8))
+    }
+
     @Test func theSameBytesAsJSONEncoderWithCanonicalOptions() throws {
         let claims: [String: JSONValue] = ["iss": .string("https://id.example.com/"), "aud": .array([.string("a"), .string("b")]),
                                            "exp": .integer(1_800_000_000), "email_verified": .bool(true), "name": .string("Ada <Lovelace>")]

@@ -95,6 +95,24 @@ import Testing
         #expect(description.contains("\"n\"") && description.contains("INTEGER"))
     }
 
+    /// Columns are found by name in narrow rows (searched in order) and wide ones (by the index
+    /// the statement built) alike: the first of two equal names wins, a missing name throws, and
+    /// names match exactly (no case folding).
+    @Test(arguments: [3, 24, 25, 40])
+    func columnsAreFoundByNameInRowsOfAnyWidth(width: Int) throws {
+        let dir = try TempDir()
+        let connection = try Connection(path: dir.file())
+        let columns = (0..<(width - 1)).map { "\($0) AS c\($0)" } + ["'second' AS c0"]
+        let row = try #require(try connection.queryOne("SELECT " + columns.joined(separator: ", ")))
+        #expect(row.columns.count == width)
+        #expect(try row.int64("c0") == 0)
+        #expect(try row.int64("c\(width - 2)") == Int64(width - 2))
+        #expect(row["c0"] == .integer(0))
+        #expect(row["C0"] == nil)
+        #expect(row["c\(width - 1)"] == nil)
+        #expect(throws: RowError.noSuchColumn("C1", available: row.columns)) { try row.int64("C1") }
+    }
+
     @Test func literalsAndOptionalConveniences() {
         let values: [SQLValue] = [nil, 1, 2.5, "x", true, SQLValue(Optional<String>.none), SQLValue(Optional("y")), SQLValue([UInt8]([1]))]
         #expect(values == [.null, .integer(1), .real(2.5), .text("x"), .integer(1), .null, .text("y"), .blob([1])])

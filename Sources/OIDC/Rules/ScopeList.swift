@@ -7,8 +7,20 @@ public enum ScopeList {
 
     /// The distinct tokens of a `scope` value, in the order first seen.
     public static func tokens(_ scope: String?) -> [String] {
-        var seen: Set<String> = []
-        return (scope ?? "").split(separator: " ", omittingEmptySubsequences: true).map(String.init).filter { seen.insert($0).inserted }
+        guard let scope, !scope.isEmpty else { return [] }
+        // RFC 6749 §3.3: scope tokens are ASCII. Split by byte then; split by Character (which
+        // would treat a space followed by a combining mark as one character) only otherwise.
+        guard scope.utf8.allSatisfy({ $0 < 0x80 }) else {
+            var seen: Set<String> = []
+            return scope.split(separator: " ", omittingEmptySubsequences: true).map(String.init).filter { seen.insert($0).inserted }
+        }
+        var tokens: [String] = []
+        for token in scope.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true) {
+            let text = String(Substring(token))
+            // A scope holds a handful of tokens: a linear search beats hashing them.
+            if tokens.count < 32 ? !tokens.contains(text) : !Set(tokens).contains(text) { tokens.append(text) }
+        }
+        return tokens
     }
 
     /// What a user grant may hold (Auth0's behaviour without role-based access control): the OpenID

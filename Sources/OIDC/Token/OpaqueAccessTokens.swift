@@ -60,14 +60,15 @@ public struct OpaqueAccessTokens: Sendable {
 
     private struct Key: Sendable {
         let id: [UInt8]
-        let bytes: [UInt8]
+        /// The base key, which derives each token's AES key from its salt (HMAC-SHA256 of the salt).
+        let base: KeyedHMAC
     }
     private let keys: [Key]
 
     /// - Parameter keys: 32-byte base keys; the first seals. At least one.
     public init(keys: [[UInt8]]) {
         precondition(!keys.isEmpty && keys.allSatisfy { $0.count == AESGCM.keySize }, "opaque access token keys must have 32 bytes")
-        self.keys = keys.map { Key(id: Array(HMAC.sha256(key: $0, data: Array("key id".utf8)).prefix(Self.keyIDSize)), bytes: $0) }
+        self.keys = keys.map { Key(id: Array(HMAC.sha256(key: $0, data: Array("key id".utf8)).prefix(Self.keyIDSize)), base: KeyedHMAC(key: $0)) }
     }
 
     public init(key: [UInt8]) { self.init(keys: [key]) }
@@ -78,7 +79,7 @@ public struct OpaqueAccessTokens: Sendable {
     public func seal(_ payload: OpaqueAccessTokenPayload) throws -> String {
         let key = keys[0]
         let header = [Self.version] + key.id + Random.bytes(Self.saltSize)
-        let box = try AESGCM.seal(Self.encode(payload), key: Self.tokenKey(key.bytes, salt: header[(1 + Self.keyIDSize)...]),
+        let box = try AESGCM.seal(Self.encode(payload), key: key.base.sha256(header[(1 + Self.keyIDSize)...]),
                                   associatedData: Self.associatedDataLabel + header)
         return Self.prefix + Base64URL.encode(header + box)
     }
@@ -91,13 +92,11 @@ public struct OpaqueAccessTokens: Sendable {
         let keyID = bytes[1...Self.keyIDSize]
         guard let key = keys.first(where: { ConstantTime.equals($0.id, keyID) }) else { throw .unknownKey }
         let header = Array(bytes[..<Self.headerSize])
-        guard let plain = try? AESGCM.open(bytes[Self.headerSize...], key: Self.tokenKey(key.bytes, salt: header[(1 + Self.keyIDSize)...]),
+        guard let plain = try? AESGCM.open(bytes[Self.headerSize...], key: key.base.sha256(header[(1 + Self.keyIDSize)...]),
                                            associatedData: Self.associatedDataLabel + header),
               let payload = Self.decode(plain) else { throw .tampered }
         return payload
     }
-
-    static func tokenKey(_ base: [UInt8], salt: ArraySlice<UInt8>) -> [UInt8] { HMAC.sha256(key: base, data: salt) }
 
     // Payload: issued-at and expiry (8 bytes each, big-endian), then grant id, user id, client id
     // and scope, each a 2-byte big-endian length and UTF-8 bytes.

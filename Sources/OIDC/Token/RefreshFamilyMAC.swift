@@ -13,11 +13,11 @@ public struct RefreshFamilyMAC: Sendable {
     static let encodedLength = 43
     static let saltLength = 16
     static let label = Array("gatehouse refresh family mac v2".utf8)
-    let key: [UInt8]
+    let key: KeyedHMAC
 
     /// - Parameter successorKey: the refresh-token server key (`RefreshTokens`), ≥ 32 bytes.
     public init(successorKey: [UInt8]) {
-        key = HMAC.sha256(key: successorKey, data: Self.label)
+        key = KeyedHMAC(key: HMAC.sha256(key: successorKey, data: Self.label))
     }
 
     /// A new family's salt.
@@ -25,9 +25,11 @@ public struct RefreshFamilyMAC: Sendable {
 
     func mac(grantID: String, generation: Int, salt: [UInt8]) -> [UInt8] {
         var data = Array(grantID.utf8)
+        data.reserveCapacity(data.count + 9 + salt.count)
         data.append(0)
         withUnsafeBytes(of: UInt64(generation).bigEndian) { data.append(contentsOf: $0) }
-        return HMAC.sha256(key: key, data: data + salt)
+        data.append(contentsOf: salt)
+        return key.sha256(data)
     }
 
     /// The value of `token`, a token of a one-row family (with its generation and salt).

@@ -34,20 +34,31 @@ enum RefreshTokenValue {
 
     /// An `rt2` value's family, generation and MAC; nil for any other shape.
     static func familyParts(of value: String) -> (position: RefreshTokenKey.Position, mac: [UInt8])? {
-        guard let rest = remainder(of: value, after: familyPrefix), let (position, last) = parts(rest),
-              last.count == RefreshFamilyMAC.encodedLength,
-              let mac = try? Base64URL.decode(Substring(last)), mac.count == RefreshFamilyMAC.length else { return nil }
-        return (position, mac)
+        withBytes(of: value) { bytes in
+            guard let rest = remainder(of: bytes, after: familyPrefix), let (position, last) = parts(rest),
+                  last.count == RefreshFamilyMAC.encodedLength,
+                  let mac = try? Base64URL.decode(String(decoding: last, as: UTF8.self)), mac.count == RefreshFamilyMAC.length else { return nil }
+            return (position, mac)
+        }
     }
 
     static func position(in value: String) -> RefreshTokenKey.Position? {
-        guard let rest = remainder(of: value, after: prefix) else { return nil }
-        return parts(rest)?.position
+        withBytes(of: value) { bytes in
+            guard let rest = remainder(of: bytes, after: prefix) else { return nil }
+            return parts(rest)?.position
+        }
     }
 
-    /// What follows `prefix` in `value`, if `value` starts with it.
-    private static func remainder(of value: String, after prefix: String) -> Substring.UTF8View? {
-        let bytes = Substring(value).utf8
+    /// Reads `value` as one buffer of UTF-8 (a native string's own storage): a refresh parses its
+    /// token three times, and `UTF8View` indices showed in profiles.
+    private static func withBytes<T>(of value: String, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> T) -> T {
+        if let result = value.utf8.withContiguousStorageIfAvailable({ body($0[...]) }) { return result }
+        return Array(value.utf8).withUnsafeBufferPointer { body($0[...]) }
+    }
+
+    /// What follows `prefix` in `bytes`, if `bytes` starts with it.
+    private static func remainder(of bytes: Slice<UnsafeBufferPointer<UInt8>>,
+                                  after prefix: String) -> Slice<UnsafeBufferPointer<UInt8>>? {
         guard bytes.starts(with: prefix.utf8) else { return nil }
         return bytes.dropFirst(prefix.utf8.count)
     }
@@ -55,18 +66,19 @@ enum RefreshTokenValue {
     /// `<grant id>.<generation>.<base64url>` with a canonical decimal generation. Read as bytes: the
     /// shape is ASCII, and splitting the text would walk grapheme clusters three times per refresh.
     /// A fourth part fails the last one's base64url check (a dot is not base64url).
-    private static func parts(_ rest: Substring.UTF8View) -> (position: RefreshTokenKey.Position, last: Substring.UTF8View)? {
+    private static func parts(_ rest: Slice<UnsafeBufferPointer<UInt8>>)
+        -> (position: RefreshTokenKey.Position, last: Slice<UnsafeBufferPointer<UInt8>>)? {
         let dot = UInt8(ascii: ".")
         guard let firstDot = rest.firstIndex(of: dot) else { return nil }
-        let digitsStart = rest.index(after: firstDot)
+        let digitsStart = firstDot + 1
         guard let secondDot = rest[digitsStart...].firstIndex(of: dot) else { return nil }
-        let grant = rest[..<firstDot], digits = rest[digitsStart..<secondDot], last = rest[rest.index(after: secondDot)...]
+        let grant = rest[..<firstDot], digits = rest[digitsStart..<secondDot], last = rest[(secondDot + 1)...]
         guard !grant.isEmpty, grant.count <= maximumGrantIDLength, grant.allSatisfy(isBase64URL),
               (1...maximumGenerationDigits).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }),
               digits.count == 1 || digits.first != UInt8(ascii: "0"),
               !last.isEmpty, last.allSatisfy(isBase64URL) else { return nil }
         let generation = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        return (RefreshTokenKey.Position(grantID: String(Substring(grant)), generation: generation), last)
+        return (RefreshTokenKey.Position(grantID: String(decoding: grant, as: UTF8.self), generation: generation), last)
     }
 
     static func isBase64URL(_ byte: UInt8) -> Bool {

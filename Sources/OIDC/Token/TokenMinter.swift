@@ -165,7 +165,10 @@ public enum UserClaims {
     /// (docs/auth0-compat.md). `updated_at` is an ISO-8601 string with milliseconds, as Auth0 sends
     /// it and Auth0.swift's UserProfile reads it, or for `.number` OIDC Core §5.1's seconds.
     public static func claims(for user: User, scopes: [String], updatedAt format: Client.UpdatedAtFormat = .iso) -> [String: JSONValue] {
-        var claims: [String: JSONValue] = ["sub": .string(user.userID)]
+        var claims: [String: JSONValue] = [:]
+        // Room for every claim an ID token adds (`idTokenClaims`): growing rehashes them all.
+        claims.reserveCapacity(20)
+        claims["sub"] = .string(user.userID)
         if scopes.contains("profile") {
             claims["name"] = .string(user.name ?? user.email)
             claims["given_name"] = user.givenName.map(JSONValue.string)
