@@ -24,9 +24,9 @@ bench_instructions() {
     (cd "$dir" && IDP_DATABASE=$dir/data/idp.sqlite3 python3 "$here/scripts/bench.d/prepare_tokens.py" "$base/" "$dir" "$dir/pool" 40) > /dev/null
     python3 scripts/bench.d/drive_requests.py "$base" "$dir/pool" all 20
     for kind in refresh_ES256 refresh_RS256 client_credentials userinfo; do
-        callgrind_control --zero "$daemon" > /dev/null
+        callgrind_control --zero "$daemon" > /dev/null 2>&1
         python3 scripts/bench.d/drive_requests.py "$base" "$dir/pool" "$kind" "$requests"
-        callgrind_control --dump="$kind" "$daemon" > /dev/null
+        callgrind_control --dump="$kind" "$daemon" > /dev/null 2>&1
     done
     kill -TERM "$daemon"
     wait "$daemon" 2>/dev/null || true
