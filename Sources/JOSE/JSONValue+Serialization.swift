@@ -12,6 +12,25 @@ extension JSONValue {
         return out
     }
 
+    /// Compact JSON of an object whose members the caller lists already in byte order (a fixed
+    /// shape, such as a JWS header or a token response): the bytes `.object(...).jsonBytes()`
+    /// gives for the same members, without building a dictionary and sorting it on every response.
+    public static func jsonBytes(orderedMembers members: [(name: String, value: JSONValue)]) throws -> [UInt8] {
+        precondition(zip(members, members.dropFirst()).allSatisfy { precedes($0.name, $1.name) },
+                     "members must be distinct and in byte order")
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(member.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            try member.value.append(to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     func append(to out: inout [UInt8]) throws {
         switch self {
         case .string(let text): Self.appendString(text, to: &out)

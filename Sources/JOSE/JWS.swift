@@ -12,12 +12,21 @@ public enum JWS {
     /// win over same-named entries in `extra`, and `crit` is never emitted.
     public static func sign(header extra: [String: JSONValue] = [:], payload: [UInt8], key: SigningKey,
                             kid: String, typ: String? = "JWT") throws -> String {
-        var header = extra
-        header["crit"] = nil
-        header["alg"] = .string(key.algorithm.rawValue)
-        header["kid"] = .string(kid)
-        header["typ"] = typ.map(JSONValue.string)
-        let signingInput = Base64URL.encode(try CanonicalJSON.encode(header)) + "." + Base64URL.encode(payload)
+        let headerBytes: [UInt8]
+        if extra.isEmpty {
+            // The usual header, written in its sorted order directly.
+            var members: [(name: String, value: JSONValue)] = [("alg", .string(key.algorithm.rawValue)), ("kid", .string(kid))]
+            if let typ { members.append(("typ", .string(typ))) }
+            headerBytes = try JSONValue.jsonBytes(orderedMembers: members)
+        } else {
+            var header = extra
+            header["crit"] = nil
+            header["alg"] = .string(key.algorithm.rawValue)
+            header["kid"] = .string(kid)
+            header["typ"] = typ.map(JSONValue.string)
+            headerBytes = try CanonicalJSON.encode(header)
+        }
+        let signingInput = Base64URL.encode(headerBytes) + "." + Base64URL.encode(payload)
         let signature = try key.sign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }

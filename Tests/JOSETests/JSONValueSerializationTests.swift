@@ -27,6 +27,17 @@ import Testing
         #expect(JSONValue.precedes(lhs, rhs) == lhs.utf8.lexicographicallyPrecedes(rhs.utf8))
     }
 
+    /// Members listed in byte order give the bytes the dictionary path gives; out of order or
+    /// repeated, they are a programming error (a precondition), never wrong JSON.
+    @Test func orderedMembersGiveTheSameBytesAsAnObject() throws {
+        let members: [(name: String, value: JSONValue)] = [("access_token", .string("at_x/y")), ("expires_in", .integer(86_400)),
+                                                           ("id_token", .string("a.b.c")), ("scope", .string("openid \"x\"")),
+                                                           ("token_type", .string("Bearer"))]
+        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: members.map { ($0.name, $0.value) }))
+        #expect(try JSONValue.jsonBytes(orderedMembers: members) == object.jsonBytes())
+        #expect(try JSONValue.jsonBytes(orderedMembers: []) == Array("{}".utf8))
+    }
+
     @Test func theSameBytesAsJSONEncoderWithCanonicalOptions() throws {
         let claims: [String: JSONValue] = ["iss": .string("https://id.example.com/"), "aud": .array([.string("a"), .string("b")]),
                                            "exp": .integer(1_800_000_000), "email_verified": .bool(true), "name": .string("Ada <Lovelace>")]

@@ -28,16 +28,19 @@ public struct TokenResponse: Sendable, Equatable {
 
     /// Compact JSON, sorted keys; absent members are omitted.
     public func jsonBody() -> [UInt8] {
-        var object: [String: JSONValue] = [
-            "access_token": .string(accessToken),
-            "token_type": .string(tokenType),
-            "expires_in": .integer(Int64(expiresIn)),
-            "scope": .string(scope),
+        // In byte order of the names, as every JSON body of ours is (`JSONBody`).
+        let members: [(name: String, value: JSONValue?)] = [
+            ("access_token", .string(accessToken)),
+            ("expires_in", .integer(Int64(expiresIn))),
+            ("id_token", idToken.map(JSONValue.string)),
+            ("issued_token_type", issuedTokenType.map(JSONValue.string)),
+            ("refresh_token", refreshToken.map(JSONValue.string)),
+            ("scope", .string(scope)),
+            ("token_type", .string(tokenType)),
         ]
-        object["id_token"] = idToken.map(JSONValue.string)
-        object["refresh_token"] = refreshToken.map(JSONValue.string)
-        object["issued_token_type"] = issuedTokenType.map(JSONValue.string)
-        return JSONBody.encode(object)
+        let present = members.compactMap { member in member.value.map { (name: member.name, value: $0) } }
+        // Strings and integers always encode (only a non-finite number would throw).
+        return (try? JSONValue.jsonBytes(orderedMembers: present)) ?? Array("{}".utf8)
     }
 }
 

@@ -12,9 +12,10 @@ public struct TokenRequest: Sendable, Equatable {
     /// A repeated parameter is `invalid_request` (RFC 6749 §3.2).
     public init(pairs: [(String, String)], authorization: String? = nil) throws(OAuthError) {
         var parameters: [String: String] = [:]
-        var seen: Set<[UInt8]> = []
+        parameters.reserveCapacity(pairs.count)
         for (name, value) in pairs {
-            guard seen.insert(Array(name.utf8)).inserted, parameters[name] == nil else {
+            // Names equal as strings are repeats, whether or not their bytes are (NFC and NFD).
+            guard parameters[name] == nil else {
                 throw OAuthError(.invalidRequest, "\(name) is repeated")
             }
             parameters[name] = value
@@ -98,10 +99,11 @@ public enum ClientAuthenticator {
         let encoded = String(decoding: bytes.dropFirst(6), as: UTF8.self).trimmingWhitespace()
         guard encoded.utf8.count <= 4096, let data = Data(base64Encoded: encoded),
               let decoded = String(data: data, encoding: .utf8),
-              let colon = decoded.firstIndex(of: ":") else {
+              // RFC 7617 §2: the user-id ends at the first colon octet.
+              let colon = decoded.utf8.firstIndex(of: UInt8(ascii: ":")) else {
             throw OAuthError(.invalidClient, failed, detail: "malformed Basic credentials")
         }
-        guard let id = formDecode(decoded[..<colon]), let secret = formDecode(decoded[decoded.index(after: colon)...]),
+        guard let id = formDecode(decoded[..<colon]), let secret = formDecode(decoded[decoded.utf8.index(after: colon)...]),
               !id.isEmpty else {
             throw OAuthError(.invalidClient, failed, detail: "malformed Basic credentials encoding")
         }
