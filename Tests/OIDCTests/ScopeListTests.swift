@@ -25,9 +25,10 @@ import Testing
     }
 
     /// Past the short-list search, duplicates are still dropped and the order kept.
-    @Test func manyTokensStayDistinctInOrder() {
-        let names = (0..<40).map { "scope\($0)" }
-        let scope = (names + names.reversed()).joined(separator: " ")
+    @Test(arguments: [15, 16, 17, 40, 5_000])
+    func manyTokensStayDistinctInOrder(count: Int) {
+        let names = (0..<count).map { "scope\($0)" }
+        let scope = (names + names.reversed() + names).joined(separator: " ")
         #expect(ScopeList.tokens(scope) == names)
     }
 }

@@ -1,7 +1,8 @@
 # Sourced by scripts/bench: the "instructions" row. Needs free_port, $bin, $work, pids.
 #
 # Instructions per request, counted by valgrind's callgrind in the daemon (every thread), which
-# the machine's noise does not move: the same binary and requests give the same counts. Per kind
+# the machine's noise hardly moves: the requests' own work repeats exactly, and only the timers'
+# share grows with a slower run (2% between two runs of one binary). Per kind
 # (ES256 and RS256 refresh, client_credentials, /userinfo), BENCH_INSTRUCTION_REQUESTS requests
 # (default 200) one after another after a warm-up, each kind in a dump of its own. The signature's
 # instructions (OpenSSL's EVP_PKEY_sign, inclusive) are split out, and the rest is given as a

@@ -15,10 +15,17 @@ public enum ScopeList {
             return scope.split(separator: " ", omittingEmptySubsequences: true).map(String.init).filter { seen.insert($0).inserted }
         }
         var tokens: [String] = []
+        // A scope holds a handful of tokens, where a linear search beats hashing them; a long one
+        // (a hostile request) is deduplicated through a set from its 16th distinct token on.
+        var seen: Set<String> = []
         for token in scope.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true) {
             let text = String(Substring(token))
-            // A scope holds a handful of tokens: a linear search beats hashing them.
-            if tokens.count < 32 ? !tokens.contains(text) : !Set(tokens).contains(text) { tokens.append(text) }
+            if tokens.count < 16 {
+                if !tokens.contains(text) { tokens.append(text) }
+                if tokens.count == 16 { seen = Set(tokens) }
+            } else if seen.insert(text).inserted {
+                tokens.append(text)
+            }
         }
         return tokens
     }
