@@ -20,15 +20,20 @@ extension JSONValue {
                      "members must be distinct and in byte order")
         var out: [UInt8] = []
         out.reserveCapacity(256)
+        try appendMembers(members.lazy.map { ($0.name, $0.value) }, to: &out)
+        return out
+    }
+
+    /// `{"name":value,...}` in the order given.
+    static func appendMembers(_ members: some Sequence<(String, JSONValue)>, to out: inout [UInt8]) throws {
         out.append(UInt8(ascii: "{"))
-        for (index, member) in members.enumerated() {
+        for (index, (name, value)) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(member.name, to: &out)
+            appendString(name, to: &out)
             out.append(UInt8(ascii: ":"))
-            try member.value.append(to: &out)
+            try value.append(to: &out)
         }
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     func append(to out: inout [UInt8]) throws {
@@ -53,16 +58,8 @@ extension JSONValue {
     }
 
     static func appendObject(_ members: [String: JSONValue], to out: inout [UInt8]) throws {
-        out.append(UInt8(ascii: "{"))
         // Sorted by UTF-8 bytes, compared in place (no copies of the keys).
-        let sorted = members.sorted { precedes($0.key, $1.key) }
-        for (index, member) in sorted.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(member.key, to: &out)
-            out.append(UInt8(ascii: ":"))
-            try member.value.append(to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
+        try appendMembers(members.sorted { precedes($0.key, $1.key) }.lazy.map { ($0.key, $0.value) }, to: &out)
     }
 
     /// Whether `lhs` sorts before `rhs` by UTF-8 bytes, compared in native strings' storage
