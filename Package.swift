@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "bench", dependencies: ["Crypto", "JOSE", "SQLite", "Storage", "Model", "OIDC"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "PostgreSQL", "Settings", "Server", "HTTP", "Logging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Model", "Storage", "SQLite", "PostgreSQL", "Settings", "Server", "HTTP", "Logging", "CLinux"], path: "Tests/TestSupport"),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Settings", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),

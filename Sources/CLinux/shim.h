@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <spawn.h>
 
 /// accept4(2) is only declared under _GNU_SOURCE, which Swift's Glibc import does not set; call it by number.
 static inline int gh_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
@@ -22,3 +23,8 @@ static inline int gh_accept4(int fd, struct sockaddr *address, socklen_t *length
 static inline int gh_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
+
+/// Closes every descriptor from `from` up in a posix_spawn child (glibc 2.34 and later); spawn.h
+/// declares it only under _GNU_SOURCE. Unlike closing a list read from /proc/self/fd, it also
+/// covers descriptors another thread opens between the listing and the spawn.
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);

@@ -92,7 +92,9 @@ import TestSupport
         let standIn = try LibraryStandIn(["libcurl.so.4"], .unloadable)
         let daemon = try Daemon(environment: standIn.environment, directory: directory)
         defer { daemon.stop() }
-        let logged = daemon.events("upstream_library_unavailable").first
+        // The line is on stderr, which is read as it comes: it may arrive after the banner.
+        var logged: [String: Any]?
+        eventually { logged = daemon.events("upstream_library_unavailable").first; return logged != nil }
         #expect((logged?["error"] as? String)?.contains("libcurl.so.4 cannot be loaded (install the Debian package libcurl4)") == true,
                 "\(daemon.standardError)")
         // Password sign-in needs no libcurl: the daemon serves.

@@ -43,10 +43,23 @@ public final class Daemon: @unchecked Sendable {
         if waitForBanner { try readBanner() }
     }
 
+    /// How long a start may take before the test fails instead of waiting on (two minutes: a
+    /// daemon waiting for PostgreSQL gives up sooner by itself).
+    static let startLimit: TimeInterval = 120
+
+    /// How long a stop may take before the daemon is killed (a graceful drain takes seconds).
+    static let stopLimit: TimeInterval = 30
+
     private func readBanner() throws {
         var line = Data()
         let handle = stdout.fileHandleForReading
+        let deadline = Date().addingTimeInterval(Self.startLimit)
         while !line.contains(UInt8(ascii: "\n")) {
+            guard Self.waitUntilReadable(handle, before: deadline) else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw DaemonError.noBanner("none within \(Int(Self.startLimit)) s: \(standardError)")
+            }
             let chunk = handle.availableData
             if chunk.isEmpty {
                 process.waitUntilExit()
@@ -74,7 +87,22 @@ public final class Daemon: @unchecked Sendable {
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, signal) }
+        // A shutdown that hangs ends in SIGKILL, so the test fails on the status instead of waiting.
+        let deadline = Date().addingTimeInterval(Self.stopLimit)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         return waitForExit()
+    }
+
+    /// Whether `handle` has data or its end before `deadline` (poll(2): availableData would block).
+    static func waitUntilReadable(_ handle: FileHandle, before deadline: Date) -> Bool {
+        var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let milliseconds = Int32(max(0, min(deadline.timeIntervalSinceNow * 1000, 60_000)))
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 || (ready < 0 && errno != EINTR) { return true }  // An error: availableData reports it.
+            if Date() >= deadline { return false }
+        }
     }
 
     /// Waits for the process to exit by itself (e.g. after a startup error), then collects

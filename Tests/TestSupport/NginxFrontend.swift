@@ -47,6 +47,10 @@ public final class NginxFrontend: @unchecked Sendable {
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()
+        // nginx's fast shutdown takes milliseconds; one that hangs is killed rather than waited on.
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

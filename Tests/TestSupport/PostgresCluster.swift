@@ -1,5 +1,6 @@
 import Foundation
 import PostgreSQL
+import CLinux
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` as the current (unprivileged) user into a
 /// temporary directory, a server on a random loopback port with its unix socket under /tmp, and a
@@ -157,8 +158,10 @@ public final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for descriptor in inherited where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        // Every other descriptor closes in the child, including one another test's thread opens
+        // while this spawns: a pipe that leaked into the long-lived server would keep that test's
+        // reader waiting for an end of file until the server stops, at the end of the whole run.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
