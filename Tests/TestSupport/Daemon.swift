@@ -8,8 +8,7 @@ public final class Daemon: @unchecked Sendable {
     public private(set) var port: Int = 0
     private let stdout = Pipe()
     private let stderr = Pipe()
-    private var collectedStandardError = Data()
-    private let lock = NSLock()
+    private var collectedStandardError: OutputCollector!
 
     /// The directory holding the built executables (next to the test bundle).
     public static var binaryDirectory: URL {
@@ -32,14 +31,8 @@ public final class Daemon: @unchecked Sendable {
         process.environment = env
         process.standardOutput = stdout
         process.standardError = stderr
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.lock()
-            self.collectedStandardError.append(data)
-            self.lock.unlock()
-        }
         try process.run()
+        collectedStandardError = OutputCollector(stderr.fileHandleForReading)
         if waitForBanner { try readBanner() }
     }
 
@@ -62,8 +55,7 @@ public final class Daemon: @unchecked Sendable {
             }
             let chunk = handle.availableData
             if chunk.isEmpty {
-                process.waitUntilExit()
-                throw DaemonError.exited(status: process.terminationStatus, standardError: standardError)
+                throw DaemonError.exited(status: waitForExit(), standardError: standardError)
             }
             line.append(chunk)
         }
@@ -78,9 +70,7 @@ public final class Daemon: @unchecked Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     public var standardError: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: collectedStandardError, as: UTF8.self)
+        collectedStandardError.text
     }
 
     /// Sends `signal` and waits for the exit status.
@@ -105,16 +95,12 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    /// Waits for the process to exit by itself (e.g. after a startup error), then collects
-    /// whatever it wrote to stderr that the reader has not picked up yet.
+    /// Waits for the process to exit by itself (e.g. after a startup error) and for the end of
+    /// what it wrote to stderr.
     public func waitForExit() -> Int32 {
         process.waitUntilExit()
-        let handle = stderr.fileHandleForReading
-        handle.readabilityHandler = nil
-        let rest = handle.readDataToEndOfFile()
-        lock.lock()
-        collectedStandardError.append(rest)
-        lock.unlock()
+        // Its stderr ends when it exits (nothing else holds the pipe); bounded all the same.
+        _ = collectedStandardError.waitForEnd(timeout: 10)
         return process.terminationStatus
     }
 
@@ -156,5 +142,38 @@ extension Daemon {
     /// Runs `idp-admin` against this daemon's database.
     public func admin(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
         try AdminProcess.run(arguments, environment: [:], directory: directory.path, input: input)
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, keeping what arrived: what a test reads after
+/// the writer exited is then all of it (a readability handler could still hold the last chunk).
+/// It holds only the handle, so a `Daemon` nobody stopped still deinitialises and is killed.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private let ended = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                lock.lock()
+                data.append(chunk)
+                lock.unlock()
+            }
+            ended.signal()
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Waits up to `timeout` for the end of the output; whether it came.
+    func waitForEnd(timeout: TimeInterval) -> Bool {
+        guard ended.wait(timeout: .now() + timeout) == .success else { return false }
+        ended.signal()  // Later callers see the end too.
+        return true
     }
 }
