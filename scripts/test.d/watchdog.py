@@ -74,7 +74,8 @@ def main() -> int:
     reader.start()
     try:
         status = step.wait(timeout=limit)
-        reader.join()
+        # The rest of its output; bounded, since a process the step left behind may hold the pipe.
+        reader.join(timeout=10)
         # A step ended by a signal exits as a shell reports it: 128 + the signal's number.
         return 128 - status if status < 0 else status
     except subprocess.TimeoutExpired:
