@@ -76,11 +76,7 @@ public final class Daemon: @unchecked Sendable {
     /// Sends `signal` and waits for the exit status.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        // A shutdown that hangs ends in SIGKILL, so the test fails on the status instead of waiting.
-        let deadline = Date().addingTimeInterval(Self.stopLimit)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.stop(sending: signal, within: Self.stopLimit)
         return waitForExit()
     }
 

@@ -45,13 +45,7 @@ public final class NginxFrontend: @unchecked Sendable {
     public var errorLog: String { Self.errorLog(directory) }
 
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        // nginx's fast shutdown takes milliseconds; one that hangs is killed rather than waited on.
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(within: 10)  // nginx's fast shutdown takes milliseconds
     }
 
     static func config(port: Int, upstreams: [Int], directory: String) -> String {

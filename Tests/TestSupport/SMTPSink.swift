@@ -72,12 +72,7 @@ public final class SMTPSink: @unchecked Sendable {
     }
 
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(within: 3)
     }
 
     deinit { stop() }
