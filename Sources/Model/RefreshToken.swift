@@ -146,14 +146,6 @@ public protocol RefreshTokenStore: Sendable {
     /// transaction revokes the family: its grant (reason "refresh token reused") and every refresh
     /// token of it. Of concurrent callers exactly one sees `.rotated`.
     func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation
-    /// `rotate`, and on `.rotated` or `.retried` also records that session `sessionID` was active at
-    /// `time` (`SessionStore.touch`, without its `.notFound`), in the same transaction where the
-    /// backend allows it: a refresh that counts as activity then costs one commit, not two. Stores
-    /// whose `recordsSessionActivity` is false ignore `sessionID`; their caller touches the session.
-    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
-                recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation
-    /// Whether `rotate(_:successor:judge:at:recordingActivityOf:)` records the session's activity.
-    var recordsSessionActivity: Bool { get }
     /// Marks every not yet revoked token of the family revoked at `time`.
     func revokeFamily(grantID: String, at time: Date) throws(StorageError)
     /// Tokens that could still be exchanged at `time` (unused, unexpired, grant not revoked), by session id,
@@ -164,13 +156,6 @@ public protocol RefreshTokenStore: Sendable {
 }
 
 extension RefreshTokenStore {
-    public var recordsSessionActivity: Bool { false }
-
-    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
-                       recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
-        try rotate(key, successor: successor, judge: judge, at: time)
-    }
-
     /// Stores that forget deleted users' tokens say no.
     public func belongedToDeletedUser(tokenHash: String) throws(StorageError) -> Bool { false }
 
@@ -203,7 +188,7 @@ public struct RefreshTokenFamily: Sendable {
     public var token: RefreshToken
     public var grant: Grant?
     public var user: User?
-    /// The grant's session, if it has one and it still exists.
+    /// The grant's session, if it has one, it still exists and it was asked for.
     public var session: Session?
 
     public init(token: RefreshToken, grant: Grant?, user: User?, session: Session?) {
@@ -216,11 +201,17 @@ public struct RefreshTokenFamily: Sendable {
 
 /// Reads a refresh token's family in one step (SQLite: one read transaction instead of four).
 public protocol RefreshTokenFamilyReader: Sendable {
-    /// nil when no token matches the key.
-    func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily?
+    /// nil when no token matches the key. The session is read only when `includingSession` is true:
+    /// only an application whose refresh tokens end with the session needs it, and at a million
+    /// sessions each read of it is a descent through two more B-trees (issue #18).
+    func family(_ key: RefreshTokenKey, includingSession: Bool) throws(StorageError) -> RefreshTokenFamily?
 }
 
 extension RefreshTokenFamilyReader {
+    public func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily? {
+        try family(key, includingSession: true)
+    }
+
     public func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily? {
         try family(RefreshTokenKey(tokenHash: tokenHash))
     }

@@ -10,6 +10,10 @@ public struct Session: Sendable, Equatable {
     /// When the user really authenticated (the `auth_time` claim).
     public var authTime: Date
     public var createdAt: Date
+    /// The session's last activity: its sign-in, or the latest refresh token issued or rotated
+    /// under it before it ended. Stores read the refresh side from the token families (a rotation
+    /// writes its family's row and nothing of the session: issue #18), so this is never older
+    /// than the stored `last_seen_at`.
     public var lastSeenAt: Date
     public var expiresAt: Date
     public var endedAt: Date?

@@ -51,7 +51,6 @@ public protocol SessionStore: Sendable {
     func find(sessionID: String) throws(StorageError) -> Session?
     /// Live and ended sessions of a user, newest first.
     func list(userID: String) throws(StorageError) -> [Session]
-    func touch(sessionID: String, at time: Date) throws(StorageError)
     func end(sessionID: String, at time: Date) throws(StorageError)
 }
 

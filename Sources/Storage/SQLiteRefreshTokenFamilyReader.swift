@@ -1,7 +1,7 @@
 import Model
 import SQLite
 
-/// A refresh token, its grant, user and session in one go (`lookups`): on SQLite one read
+/// A refresh token, its grant, user and (when asked for) session in one go (`lookups`): on SQLite one read
 /// transaction (one set of file locks instead of four), on PostgreSQL three statements (a one-row
 /// family's row carries its grant) and no BEGIN/COMMIT. No snapshot is needed: each row is at
 /// least as new as the request, and the rotation's conditional UPDATE re-checks the generation and
@@ -12,7 +12,7 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
 
     public init(store: some SQLStorage) { database = store.records.sql }
 
-    public func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily? {
+    public func family(_ key: RefreshTokenKey, includingSession: Bool) throws(StorageError) -> RefreshTokenFamily? {
         try mapStorageErrors {
             try database.lookups { connection in
                 let token: RefreshToken
@@ -29,7 +29,7 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
                     grant = try SQLiteGrantStore.find(grantID: token.grantID, on: connection)
                 }
                 let user = try SQLiteUserStore.find(userID: token.userID, on: connection)
-                let session = try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) }
+                let session = includingSession ? try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) } : nil
                 return RefreshTokenFamily(token: token, grant: grant, user: user, session: session)
             }
         }

@@ -36,24 +36,16 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    public var recordsSessionActivity: Bool { true }
-
+    /// A rotation writes the token's family and nothing of its session: the session's last
+    /// activity is read from its families (`SQLiteSessionStore.select`).
     public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
-        try rotate(key, successor: successor, judge: judge, at: time, recordingActivityOf: nil)
-    }
-
-    public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
-                       recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
         try mapStorageErrors {
             if key.inFamilyRow, let position = key.position {
-                return try rotateFamilyRow(position, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time,
-                                           activityOf: sessionID)
+                return try rotateFamilyRow(position, judge: judge, expectedSuccessorHash: successor.tokenHash, at: time)
             }
             return try database.write { connection in
-                let outcome = try Self.rotateOlderToken(key, successor: successor, judge: judge, at: time, on: connection)
-                try Self.recordActivity(of: sessionID, after: outcome, at: time, on: connection)
-                return outcome
+                try Self.rotateOlderToken(key, successor: successor, judge: judge, at: time, on: connection)
             }
         }
     }
@@ -90,46 +82,20 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     /// on PostgreSQL a refresh's only write is one round trip with no BEGIN/COMMIT. Only when it
     /// matches nothing (a retry, reuse, a revoked or unknown token) does a transaction read the row
     /// and let the judge decide, revoking the family on reuse in that same transaction.
-    ///
-    /// The session's activity: on SQLite in the rotation's own transaction (one commit, one WAL
-    /// append); on PostgreSQL a second bare statement after it, whose failure must not fail a
-    /// rotation already committed (the client would lose its successor), so it is dropped.
     private func rotateFamilyRow(_ position: RefreshTokenKey.Position, judge: any RefreshReuseJudge, expectedSuccessorHash: String,
-                                 at time: Date, activityOf sessionID: String?) throws -> RefreshRotation {
-        let together = sessionID != nil && database.dialect != .postgresql
-        let rotated = try together
-            ? database.write { connection in
-                let row = try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
-                if row != nil, let sessionID { try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection) }
-                return row
-            }
-            : database.singleStatementWrite { connection in try SQLiteRefreshFamilies.advance(position, at: time, on: connection) }
+                                 at time: Date) throws -> RefreshRotation {
+        let rotated = try database.singleStatementWrite { connection in try SQLiteRefreshFamilies.advance(position, at: time, on: connection) }
         // The row after the rotation: the presented token and its successor are both views of it.
         if let rotated, let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: rotated),
            let next = try SQLiteRefreshFamilies.token(at: position.generation + 1, of: rotated) {
-            if !together, let sessionID {
-                try? database.withReader { connection in try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection) }
-            }
             return .rotated(presented: presented, successor: next)
         }
         return try database.write { connection in
             guard let row = try connection.queryOne(SQLiteRefreshFamilies.select, [.text(position.grantID)]),
                   let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: row) else { return .unknown }
             let stored = presented.successorHash == nil ? nil : try SQLiteRefreshFamilies.token(at: position.generation + 1, of: row)
-            let outcome = try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: expectedSuccessorHash, at: time,
-                                          on: connection)
-            try Self.recordActivity(of: sessionID, after: outcome, at: time, on: connection)
-            return outcome
-        }
-    }
-
-    /// A rotation or a retry is the session's activity; reuse, a revoked or an unknown token is not.
-    private static func recordActivity(of sessionID: String?, after outcome: RefreshRotation, at time: Date,
-                                       on connection: any SQLConnection) throws {
-        guard let sessionID else { return }
-        switch outcome {
-        case .rotated, .retried: try SQLiteSessionStore.recordActivity(sessionID, at: time, on: connection)
-        case .reused, .revoked, .unknown: break
+            return try Self.judged(presented, stored: stored, judge: judge, expectedSuccessorHash: expectedSuccessorHash, at: time,
+                                   on: connection)
         }
     }
 

@@ -28,38 +28,32 @@ public struct SQLiteSessionStore: SessionStore {
              SQLValue(optional: session.parentGrantID)])
     }
 
+    /// A session's columns and its refresh activity (`refreshed_at`): the latest first issue or
+    /// rotation of a token family under it, through `grants_by_session` and each family's key.
+    /// A rotation writes only its family's row (issue #18: at a million sessions, recording the
+    /// activity on the session as well wrote a second random page per refresh), so the session's
+    /// last activity is read from there (`Session.lastSeenAt`).
+    static let select = """
+        SELECT s.*, (SELECT MAX(COALESCE(f.rotated_at, f.issued_at)) FROM grants g
+            JOIN refresh_families f ON f.grant_id = g.grant_id WHERE g.session_id = s.session_id) AS refreshed_at
+        FROM sessions s
+        """
+
     public func find(cookieHash: String) throws(StorageError) -> Session? {
-        try one("SELECT * FROM sessions WHERE cookie_hash = ?", cookieHash)
+        try one("\(Self.select) WHERE s.cookie_hash = ?", cookieHash)
     }
 
     public func find(sessionID: String) throws(StorageError) -> Session? {
-        try one("SELECT * FROM sessions WHERE session_id = ?", sessionID)
+        try one("\(Self.select) WHERE s.session_id = ?", sessionID)
     }
 
     public func list(userID: String) throws(StorageError) -> [Session] {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.query("SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at DESC, session_id DESC",
+                try connection.query("\(Self.select) WHERE s.user_id = ? ORDER BY s.created_at DESC, s.session_id DESC",
                                      [.text(userID)]).map(Self.session)
             }
         }
-    }
-
-    /// Records activity; does nothing to an ended session. Throws `.notFound` for an unknown id.
-    public func touch(sessionID: String, at time: Date) throws(StorageError) {
-        try mapStorageErrors {
-            try database.write { connection in
-                try Self.recordActivity(sessionID, at: time, on: connection)
-                try Self.requireExists(sessionID, in: connection)
-            }
-        }
-    }
-
-    /// `touch` inside the caller's transaction, silent about an unknown or ended session (the refresh
-    /// grant's rotation records its session's activity this way: `SQLiteRefreshTokenStore`).
-    static func recordActivity(_ sessionID: String, at time: Date, on connection: any SQLConnection) throws {
-        _ = try connection.run("UPDATE sessions SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL",
-                               [SQLValue(date: time), .text(sessionID)])
     }
 
     /// Idempotent: ending an ended session keeps the first end time. Throws `.notFound` for an unknown id.
@@ -87,15 +81,20 @@ public struct SQLiteSessionStore: SessionStore {
 
     /// The session by id, inside the caller's transaction.
     static func find(sessionID: String, on connection: any SQLConnection) throws -> Session? {
-        try connection.queryOne("SELECT * FROM sessions WHERE session_id = ?", [.text(sessionID)]).map(session)
+        try connection.queryOne("\(select) WHERE s.session_id = ?", [.text(sessionID)]).map(session)
     }
 
+    /// A row of `select`. Refresh activity after the session ended is not the session's (an
+    /// application's tokens may outlive it).
     private static func session(_ row: Row) throws -> Session {
-        Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"), userID: try row.string("user_id"),
-                authTime: try row.date("auth_time"), createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
-                expiresAt: try row.date("expires_at"), endedAt: try row.optionalDate("ended_at"),
-                deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"),
-                parentGrantID: try row.optionalString("parent_grant_id"))
+        let endedAt = try row.optionalDate("ended_at")
+        let stored = try row.date("last_seen_at")
+        let refreshed = try row.optionalDate("refreshed_at").map { refreshed in endedAt.map { min(refreshed, $0) } ?? refreshed }
+        return Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"), userID: try row.string("user_id"),
+                       authTime: try row.date("auth_time"), createdAt: try row.date("created_at"),
+                       lastSeenAt: max(stored, refreshed ?? stored), expiresAt: try row.date("expires_at"), endedAt: endedAt,
+                       deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"),
+                       parentGrantID: try row.optionalString("parent_grant_id"))
     }
 
     /// Sessions not ended and not expired at `time` (the active-sessions gauge).

@@ -23,7 +23,8 @@ final class RefreshHarness: @unchecked Sendable {
 
     let clock = MutableClock(Fixture.epoch)
     let clients = MemoryClientStore([Fixture.native, Fixture.web, noWindow, shortLived, other, noRefresh, endsWithLogout])
-    let sessions = MemorySessionStore()
+    /// Shares the refresh store's records: a session's last activity is read from its grants' tokens.
+    lazy var sessions = MemorySessionStore(database: store.database)
     let users = Fixture.users()
     let codes = MemoryCodeStore()
     let store = MemoryRefreshTokenStore()
@@ -344,21 +345,18 @@ struct RefreshGrantTests {
         #expect(try harness.sessions.find(sessionID: "sid-user-alice")?.lastSeenAt == Fixture.epoch + 600)
     }
 
-    /// A store that records activity in its rotation (the SQL store) is handed the session when a
-    /// touch is due, at most once a minute, and the grant does not touch the session again itself.
-    @Test func aStoreThatRecordsActivityIsHandedTheSession() throws {
+    /// Only an application whose refresh tokens end with the session has the session read: at a
+    /// million sessions each read of it is two more B-trees (issue #18).
+    @Test func theSessionIsReadOnlyForTokensThatEndWithIt() throws {
         let harness = RefreshHarness()
-        let store = ActivityRecordingStore(base: harness.store, sessions: harness.sessions)
-        harness.refreshTokens = RefreshTokens(store: store, successorKey: RefreshHarness.successorKey, sessions: harness.sessions)
-        var token = try #require(try harness.signIn().refreshToken)
-        let schedule: [(advance: TimeInterval, handed: String?)] = [(600, "sid-user-alice"), (10, nil), (49, nil), (1, "sid-user-alice")]
-        for step in schedule {
-            harness.clock.advance(by: step.advance)
-            token = try #require(try harness.refresh(token).refreshToken)
-            #expect(store.handed.last == .some(step.handed), "after \(step.advance) s")
-        }
-        #expect(store.touches == 2, "only the store touched the session")
-        #expect(try harness.sessions.find(sessionID: "sid-user-alice")?.lastSeenAt == Fixture.epoch + 660)
+        let counting = CountingSessionStore(harness.sessions)
+        harness.refreshTokens = RefreshTokens(store: harness.store, successorKey: RefreshHarness.successorKey, sessions: counting)
+        let survives = try #require(try harness.signIn().refreshToken)
+        let ends = try #require(try harness.signIn(client: RefreshHarness.endsWithLogout).refreshToken)
+        _ = try harness.refresh(survives)
+        #expect(counting.finds == 0)
+        _ = try harness.refresh(ends, clientID: RefreshHarness.endsWithLogout.clientID)
+        #expect(counting.finds == 1)
     }
 
     /// `refreshSurvivesLogout` off: ending the session ends the refresh tokens; on (the default) they live on.
@@ -422,43 +420,20 @@ final class SharedBox<Value>: @unchecked Sendable {
     }
 }
 
-/// The memory store dressed as a store that records session activity in its rotation, as the SQL
-/// store does: notes which session each rotation was handed and touches it on a rotation or retry.
-final class ActivityRecordingStore: RefreshTokenStore, @unchecked Sendable {
-    let base: MemoryRefreshTokenStore
-    let sessions: MemorySessionStore
-    private(set) var handed: [String?] = []
-    private(set) var touches = 0
+/// A session store that counts the sessions read by id.
+final class CountingSessionStore: SessionStore, @unchecked Sendable {
+    let base: any SessionStore
+    private let box = SharedBox(0)
+    var finds: Int { box.withLock { $0 } }
 
-    init(base: MemoryRefreshTokenStore, sessions: MemorySessionStore) {
-        self.base = base
-        self.sessions = sessions
-    }
+    init(_ base: any SessionStore) { self.base = base }
 
-    var recordsSessionActivity: Bool { true }
-    func insert(_ token: RefreshToken) throws(StorageError) { try base.insert(token) }
-    func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? { try base.find(key) }
-    func revokeFamily(grantID: String, at time: Date) throws(StorageError) { try base.revokeFamily(grantID: grantID, at: time) }
-    func liveCountsBySession(userID: String, at time: Date) throws(StorageError) -> [String: Int] {
-        try base.liveCountsBySession(userID: userID, at: time)
+    func create(_ session: Session) throws(StorageError) { try base.create(session) }
+    func find(cookieHash: String) throws(StorageError) -> Session? { try base.find(cookieHash: cookieHash) }
+    func find(sessionID: String) throws(StorageError) -> Session? {
+        box.withLock { $0 += 1 }
+        return try base.find(sessionID: sessionID)
     }
-
-    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date) throws(StorageError) -> RefreshRotation {
-        try rotate(key, successor: successor, judge: judge, at: time, recordingActivityOf: nil)
-    }
-
-    func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge, at time: Date,
-                recordingActivityOf sessionID: String?) throws(StorageError) -> RefreshRotation {
-        handed.append(sessionID)
-        let outcome = try base.rotate(key, successor: successor, judge: judge, at: time)
-        switch outcome {
-        case .rotated, .retried:
-            if let sessionID {
-                touches += 1
-                try sessions.touch(sessionID: sessionID, at: time)
-            }
-        default: break
-        }
-        return outcome
-    }
+    func list(userID: String) throws(StorageError) -> [Session] { try base.list(userID: userID) }
+    func end(sessionID: String, at time: Date) throws(StorageError) { try base.end(sessionID: sessionID, at: time) }
 }

@@ -213,7 +213,7 @@ import TestSupport
     // MARK: Sessions
 
     @Test(arguments: StoreBackend.allCases)
-    func sessionsRoundTripListNewestFirstTouchAndEndIdempotently(backend: StoreBackend) throws {
+    func sessionsRoundTripListNewestFirstAndEndIdempotently(backend: StoreBackend) throws {
         let stores = try backend.make()
         let (_, user) = try seed(stores)
         let first = Sample.session(user: user)
@@ -227,9 +227,6 @@ import TestSupport
         #expect(try stores.sessions.list(userID: user.userID).map(\.sessionID) == ["sid-2", "sid-1"])
         #expect(try stores.sessions.list(userID: "auth0|nobody").isEmpty)
 
-        try stores.sessions.touch(sessionID: "sid-1", at: Sample.now + 100)
-        #expect(try stores.sessions.find(sessionID: "sid-1")?.lastSeenAt == Sample.now + 100)
-
         try stores.sessions.end(sessionID: "sid-1", at: Sample.now + 200)
         try stores.sessions.end(sessionID: "sid-1", at: Sample.now + 300)
         let ended = try #require(try stores.sessions.find(sessionID: "sid-1"))
@@ -237,7 +234,6 @@ import TestSupport
         #expect(!ended.isLive(at: Sample.now + 201))
         #expect(try stores.sessions.find(sessionID: "sid-2")?.endedAt == nil)
         #expect(try notFound { try stores.sessions.end(sessionID: "ghost", at: Sample.now) })
-        #expect(try notFound { try stores.sessions.touch(sessionID: "ghost", at: Sample.now) })
     }
 
     // MARK: Grants

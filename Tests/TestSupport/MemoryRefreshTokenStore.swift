@@ -18,14 +18,23 @@ public final class MemoryRefreshTokenStore: RefreshTokenStore, @unchecked Sendab
 
     public func insert(_ token: RefreshToken) throws(StorageError) {
         try withLock { () throws(StorageError) in try insertLocked(token) }
+        database.recordRefreshActivity(grantID: token.grantID, at: token.issuedAt)
     }
 
     public func find(_ key: RefreshTokenKey) throws(StorageError) -> RefreshToken? {
         withLock { current(key) }
     }
 
+    /// A rotation is its session's activity (`MemoryDatabase.refreshActivity`), as a family row's is.
     public func rotate(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
                        at time: Date) throws(StorageError) -> RefreshRotation {
+        let outcome = try rotateLocked(key, successor: successor, judge: judge, at: time)
+        if case .rotated(let presented, _) = outcome { database.recordRefreshActivity(grantID: presented.grantID, at: time) }
+        return outcome
+    }
+
+    private func rotateLocked(_ key: RefreshTokenKey, successor: RefreshToken, judge: any RefreshReuseJudge,
+                              at time: Date) throws(StorageError) -> RefreshRotation {
         try withLock { () throws(StorageError) -> RefreshRotation in
             if key.inFamilyRow { return try rotateFamilyLocked(key, successor: successor, judge: judge, at: time) }
             guard let presented = current(key) else { return .unknown }

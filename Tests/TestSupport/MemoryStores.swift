@@ -16,6 +16,9 @@ public final class MemoryDatabase: @unchecked Sendable {
     var transactions: [String: LoginTransaction] = [:]
     /// Refresh tokens by hash: their grant and revocation time (no protocol owns them yet).
     var refreshTokens: [String: (grantID: String, revokedAt: Date?)] = [:]
+    /// When each grant's refresh tokens were last issued or rotated (`MemoryRefreshTokenStore`
+    /// writes it): a session's last activity, as the SQL stores read it from `refresh_families`.
+    var refreshActivity: [String: Date] = [:]
 
     public init() {}
 
@@ -23,6 +26,23 @@ public final class MemoryDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+
+    /// A refresh token of `grantID` was issued or rotated at `time`.
+    func recordRefreshActivity(grantID: String, at time: Date) {
+        lock.lock()
+        defer { lock.unlock() }
+        refreshActivity[grantID] = max(time, refreshActivity[grantID] ?? time)
+    }
+
+    /// `session` with its last activity: the latest refresh activity of its grants before it ended
+    /// (`SQLiteSessionStore.select`). Called under the lock.
+    func withRefreshActivity(_ session: Session) -> Session {
+        let refreshed = grants.values.filter { $0.sessionID == session.sessionID }.compactMap { refreshActivity[$0.grantID] }.max()
+        guard let refreshed else { return session }
+        var derived = session
+        derived.lastSeenAt = max(session.lastSeenAt, session.endedAt.map { min(refreshed, $0) } ?? refreshed)
+        return derived
     }
 
     /// Records a refresh token of `grantID`, as the token endpoint would.
@@ -176,24 +196,17 @@ public final class MemorySessionStore: SessionStore, @unchecked Sendable {
     }
 
     public func find(cookieHash: String) throws(StorageError) -> Session? {
-        try database.locked { database.sessions.values.first { $0.cookieHash == cookieHash } }
+        try database.locked { database.sessions.values.first { $0.cookieHash == cookieHash }.map(database.withRefreshActivity) }
     }
 
     public func find(sessionID: String) throws(StorageError) -> Session? {
-        try database.locked { database.sessions[sessionID] }
+        try database.locked { database.sessions[sessionID].map(database.withRefreshActivity) }
     }
 
     public func list(userID: String) throws(StorageError) -> [Session] {
         try database.locked {
             database.sessions.values.filter { $0.userID == userID }
-                .sorted { ($0.createdAt, $0.sessionID) > ($1.createdAt, $1.sessionID) }
-        }
-    }
-
-    public func touch(sessionID: String, at time: Date) throws(StorageError) {
-        try database.locked { () throws(StorageError) in
-            guard let session = database.sessions[sessionID] else { throw .notFound("session \(sessionID)") }
-            if session.endedAt == nil { database.sessions[sessionID]?.lastSeenAt = time }
+                .sorted { ($0.createdAt, $0.sessionID) > ($1.createdAt, $1.sessionID) }.map(database.withRefreshActivity)
         }
     }
 

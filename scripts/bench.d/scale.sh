@@ -28,7 +28,12 @@ scale_seed() {
         mv "$cache/$name.sqlite3.partial" "$cache/$name.sqlite3"
     fi
     mkdir -p "$work/scale-$size/data"
-    cp "$cache/$name.sqlite3" "$work/scale-$size/data/idp.sqlite3"
+    # Copied in 4 KiB writes, the size SQLite writes its pages in: `cp` writes in large blocks, and
+    # the kernel (ext4 on Linux 6.x) then caches the copy in large folios, up to 2 MiB each. A page
+    # SQLite later dirties in such a folio dirties all of it, and write-back writes all of it: with
+    # `cp` a refresh at 1M sent 30-50 KB to storage instead of 7-10 (docs/bench/scale-1k-1m-session12.txt).
+    # A database that SQLite wrote itself has small folios.
+    dd if="$cache/$name.sqlite3" of="$work/scale-$size/data/idp.sqlite3" bs=4096 status=none
     if [ -f "$cache/$name.sqlite3.kek" ]; then install -m 600 "$cache/$name.sqlite3.kek" "$work/scale-$size/data/idp.sqlite3.kek"; fi
     cp -r "$cache/$name-pool" "$work/scale-$size/pool"
     # The copy leaves gigabytes of dirty pages at the large sizes; their write-back would run during

@@ -15,8 +15,9 @@ import Model
 /// successor for a retry.
 public struct RefreshTokens: Sendable {
     public let store: any RefreshTokenStore
-    /// When set, a refresh counts as activity of the family's session (`last_seen_at`), and an
-    /// application with `refreshSurvivesLogout` off loses its refresh tokens when the session ends.
+    /// When set, an application with `refreshSurvivesLogout` off loses its refresh tokens when the
+    /// session ends. (A refresh is the session's activity without a write of its own: the store
+    /// reads it from the rotated family, `Session.lastSeenAt`.)
     public let sessions: (any SessionStore)?
     /// When set, the grant reads a token's family in one step instead of asking each store.
     public let familyReader: (any RefreshTokenFamilyReader)?
@@ -25,8 +26,6 @@ public struct RefreshTokens: Sendable {
     let successorKey: [UInt8]
     /// What the daemon derives `successorKey` from the key-encryption key under.
     public static let successorKeyPurpose = "gatehouse refresh-token successor key v1"
-    /// Seconds between two recordings of a session's activity by refreshes.
-    public static let activityResolution: TimeInterval = 60
 
     /// Exactly the text Auth0.swift's `isInvalidRefreshToken` keys on.
     public static let invalidDescription = "Unknown or invalid refresh token."
@@ -140,7 +139,9 @@ extension TokenEndpoint {
         let client = authenticated.client
         let now = clock.now
         let presentedKey = RefreshTokenValue.key(for: value)
-        guard let family = try loadFamily(value, refreshTokens: refreshTokens) else {
+        // Only tokens that end with the session need it read (at a million sessions, two B-trees more).
+        let endsWithSession = !client.refreshSurvivesLogout && refreshTokens.sessions != nil
+        guard let family = try loadFamily(value, refreshTokens: refreshTokens, includingSession: endsWithSession) else {
             if try storage({ () throws(StorageError) in try refreshTokens.store.belongedToDeletedUser(tokenHash: presentedKey.tombstone) }) {
                 throw OAuthError(.invalidGrant, RefreshTokens.deletedUserDescription, detail: "refresh token of a deleted user")
             }
@@ -160,24 +161,14 @@ extension TokenEndpoint {
         }
         guard !user.blocked else { throw RefreshTokens.invalid("user \(presented.userID) blocked") }
         guard now < presented.expiresAt else { throw RefreshTokens.invalid("refresh token family past its absolute lifetime") }
-        let session = refreshTokens.sessions == nil ? nil : family.session
-        if !client.refreshSurvivesLogout, refreshTokens.sessions != nil, let sessionID = grant.sessionID,
-           session == nil || session?.endedAt != nil {
+        if endsWithSession, let sessionID = grant.sessionID, family.session == nil || family.session?.endedAt != nil {
             throw RefreshTokens.invalid("session \(sessionID) ended and the application's refresh tokens do not survive logout")
         }
 
         let successor = refreshTokens.successor(of: value, presented: presented, at: now)
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
-        // Activity for `idp-admin sessions list`, at most once a minute (a write per refresh would
-        // double the writes); recorded by the rotation itself where the store can (one commit).
-        let activityDue: String? = if let session, session.endedAt == nil,
-            now.timeIntervalSince(session.lastSeenAt) >= RefreshTokens.activityResolution { session.sessionID } else { nil }
-        let storeRecordsActivity = refreshTokens.store.recordsSessionActivity
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
-            try storage { () throws(StorageError) in
-                try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now,
-                                               recordingActivityOf: activityDue)
-            }
+            try storage { () throws(StorageError) in try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now) }
         }
         // The successor's value comes from the store's answer: a retry's is the stored family's.
         let rotate = { () throws(OAuthError) -> String in
@@ -200,10 +191,6 @@ extension TokenEndpoint {
         return GrantDraft(rule: rule) { decision throws(OAuthError) in
             let successorValue: String
             if let alreadyDecided { successorValue = alreadyDecided } else { successorValue = try rotate() }
-            if let activityDue, !storeRecordsActivity {
-                // A failure here must not fail the refresh.
-                try? refreshTokens.sessions?.touch(sessionID: activityDue, at: now)
-            }
             return TokenIssuance(client: client, user: user, grant: grant, scopes: decision.scopes, audience: decision.audience,
                                  nonce: nil, authTime: grant.authTime, sessionID: grant.sessionID, refreshToken: successorValue)
         }
@@ -224,21 +211,22 @@ extension TokenEndpoint {
         }
     }
 
-    /// The presented token with its grant, user and session: in one read when the store offers it,
-    /// else from each store in turn. An `rt2` value without its family's MAC finds nothing.
-    func loadFamily(_ value: String, refreshTokens: RefreshTokens) throws(OAuthError) -> RefreshTokenFamily? {
+    /// The presented token with its grant, user and (`includingSession`) session: in one read when
+    /// the store offers it, else from each store in turn. An `rt2` value without its family's MAC
+    /// finds nothing.
+    func loadFamily(_ value: String, refreshTokens: RefreshTokens, includingSession: Bool) throws(OAuthError) -> RefreshTokenFamily? {
         let key = RefreshTokenValue.key(for: value)
         return try storage { () throws(StorageError) -> RefreshTokenFamily? in
             if let reader = refreshTokens.familyReader {
-                guard let family = try reader.family(key),
+                guard let family = try reader.family(key, includingSession: includingSession),
                       refreshTokens.familyMAC.checked(value, key: key, found: family.token) != nil else { return nil }
                 return family
             }
             guard let token = refreshTokens.familyMAC.checked(value, key: key, found: try refreshTokens.store.find(key)) else { return nil }
             let grant = try grants.find(grantID: token.grantID)
-            let session = try grant?.sessionID.flatMap { sessionID throws(StorageError) in
+            let session = includingSession ? try grant?.sessionID.flatMap { sessionID throws(StorageError) in
                 try refreshTokens.sessions?.find(sessionID: sessionID)
-            }
+            } : nil
             return RefreshTokenFamily(token: token, grant: grant, user: try users.find(userID: token.userID), session: session)
         }
     }

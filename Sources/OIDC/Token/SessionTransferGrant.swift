@@ -77,7 +77,8 @@ extension TokenEndpoint {
                              detail: "\(client.clientID) has --allow-session-transfer off")
         }
         let family = request["refresh_token"].flatMap { value in
-            try? loadFamily(value, refreshTokens: refreshTokens)
+            // The session is needed: one created by a transfer cannot be handed over again.
+            try? loadFamily(value, refreshTokens: refreshTokens, includingSession: true)
         }
         // The audience names the transfer, not an API: the refresh itself keeps the family's audience.
         let refresh = try refreshTokenGrant(try request.removing("audience"), client: authenticated, context: &context)
