@@ -13,7 +13,8 @@ enum SessionCommands {
         usage: "sessions list --user USER_ID|EMAIL [--json]",
         details: """
             Shows each session's id (the `sid` claim), device, IP address, when it was created and last seen (its
-            sign-in, or the latest refresh token issued or rotated under it before it ended), whether it is live or ended, and how many refresh tokens issued under it can still be used. A session
+            sign-in, or the latest refresh token issued or rotated under it before it ended), whether it is live
+            or ended, and how many refresh tokens issued under it can still be used. A session
             a native app handed to its web view (README "Native to web") names its parent grant (`transferred_from`):
             revoking that grant ends it.
             """,

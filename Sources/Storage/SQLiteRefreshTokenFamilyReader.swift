@@ -29,7 +29,8 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
                     grant = try SQLiteGrantStore.find(grantID: token.grantID, on: connection)
                 }
                 let user = try SQLiteUserStore.find(userID: token.userID, on: connection)
-                let session = includingSession ? try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) } : nil
+                let session = includingSession
+                    ? try grant?.sessionID.flatMap { try SQLiteSessionStore.find(sessionID: $0, on: connection) } : nil
                 return RefreshTokenFamily(token: token, grant: grant, user: user, session: session)
             }
         }

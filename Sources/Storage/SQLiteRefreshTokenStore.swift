@@ -84,7 +84,9 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
     /// and let the judge decide, revoking the family on reuse in that same transaction.
     private func rotateFamilyRow(_ position: RefreshTokenKey.Position, judge: any RefreshReuseJudge, expectedSuccessorHash: String,
                                  at time: Date) throws -> RefreshRotation {
-        let rotated = try database.singleStatementWrite { connection in try SQLiteRefreshFamilies.advance(position, at: time, on: connection) }
+        let rotated = try database.singleStatementWrite { connection in
+            try SQLiteRefreshFamilies.advance(position, at: time, on: connection)
+        }
         // The row after the rotation: the presented token and its successor are both views of it.
         if let rotated, let presented = try SQLiteRefreshFamilies.token(at: position.generation, of: rotated),
            let next = try SQLiteRefreshFamilies.token(at: position.generation + 1, of: rotated) {

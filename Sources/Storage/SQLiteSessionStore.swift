@@ -90,8 +90,8 @@ public struct SQLiteSessionStore: SessionStore {
         let endedAt = try row.optionalDate("ended_at")
         let stored = try row.date("last_seen_at")
         let refreshed = try row.optionalDate("refreshed_at").map { refreshed in endedAt.map { min(refreshed, $0) } ?? refreshed }
-        return Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"), userID: try row.string("user_id"),
-                       authTime: try row.date("auth_time"), createdAt: try row.date("created_at"),
+        return Session(sessionID: try row.string("session_id"), cookieHash: try row.string("cookie_hash"),
+                       userID: try row.string("user_id"), authTime: try row.date("auth_time"), createdAt: try row.date("created_at"),
                        lastSeenAt: max(stored, refreshed ?? stored), expiresAt: try row.date("expires_at"), endedAt: endedAt,
                        deviceName: try row.optionalString("device_name"), ip: try row.optionalString("ip"),
                        parentGrantID: try row.optionalString("parent_grant_id"))

@@ -168,7 +168,9 @@ extension TokenEndpoint {
         let successor = refreshTokens.successor(of: value, presented: presented, at: now)
         let judge = RefreshReuseRule(window: client.refreshReuseInterval)
         let rotateOutcome = { () throws(OAuthError) -> RefreshRotation in
-            try storage { () throws(StorageError) in try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now) }
+            try storage { () throws(StorageError) in
+                try refreshTokens.store.rotate(presentedKey, successor: successor, judge: judge, at: now)
+            }
         }
         // The successor's value comes from the store's answer: a retry's is the stored family's.
         let rotate = { () throws(OAuthError) -> String in
