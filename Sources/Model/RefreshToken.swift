@@ -208,11 +208,7 @@ public protocol RefreshTokenFamilyReader: Sendable {
 }
 
 extension RefreshTokenFamilyReader {
-    public func family(_ key: RefreshTokenKey) throws(StorageError) -> RefreshTokenFamily? {
-        try family(key, includingSession: true)
-    }
-
     public func family(tokenHash: String) throws(StorageError) -> RefreshTokenFamily? {
-        try family(RefreshTokenKey(tokenHash: tokenHash))
+        try family(RefreshTokenKey(tokenHash: tokenHash), includingSession: true)
     }
 }

@@ -39,7 +39,7 @@ struct PostgresRoundTripTests {
         #expect(database.roundTrips - before == 1)
 
         before = database.roundTrips
-        let family = try #require(try SQLiteRefreshTokenFamilyReader(store: postgres).family(.family(grantID: "grant-1", generation: 0)))
+        let family = try #require(try SQLiteRefreshTokenFamilyReader(store: postgres).family(.family(grantID: "grant-1", generation: 0), includingSession: true))
         #expect(family.grant != nil && family.user != nil && family.session != nil)
         // The family row with its grant, the user and the session; no BEGIN/COMMIT around them.
         #expect(database.roundTrips - before == 3)
