@@ -17,15 +17,14 @@ public enum ColdPages {
         }
     }
 
-    /// A grant's secondary index entries and its child rows (families, tokens, transfers, sessions
-    /// it started), for `?1` a grant id.
+    /// A grant's secondary index entries and its child rows (older tokens, transfers, sessions it
+    /// started; a one-row family is in the grant's own row), for `?1` a grant id.
     public static func grant(_ dialect: SQLDialect) -> String? {
         guard dialect == .sqlite else { return nil }
         return """
             SELECT (SELECT count(*) FROM grants x INDEXED BY grants_by_user
                         WHERE x.user_id IS g.user_id AND x.client_id = g.client_id AND x.rowid = g.rowid),
                    (SELECT count(*) FROM grants y INDEXED BY grants_by_session WHERE y.session_id IS g.session_id AND y.rowid = g.rowid),
-                   (SELECT count(*) FROM refresh_families WHERE grant_id = g.grant_id),
                    (SELECT count(*) FROM refresh_tokens WHERE grant_id = g.grant_id),
                    (SELECT count(*) FROM session_transfer_tokens WHERE grant_id = g.grant_id),
                    (SELECT count(*) FROM sessions WHERE parent_grant_id = g.grant_id)

@@ -681,6 +681,37 @@ CREATE INDEX mail_outbox_by_recipient ON mail_outbox (lower(recipient));
 """##,
             checksum: "750c31f429ed97230f9b67b0fa28f64da106e0f795a9eb0e10022bc8523a8a22"
         ),
+        Migration(
+            version: 19,
+            name: "refresh_families_in_grants",
+            sql: ##"""
+-- 0019_refresh_families_in_grants: a one-row refresh-token family lives in its grant's row (issue #18).
+--
+-- A family (migration 0017) and its grant are one to one, and every refresh read both: three
+-- B-trees (the family table, the grants' key index and the grants' table), each descended from its
+-- root again after any other connection's commit, since SQLite then drops a reader's page cache.
+-- At a million users and ten million families that was 12 page reads of a refresh's 19; in the
+-- grant's row it is 8, and a rotation's conditional UPDATE reads and writes the grant's row alone
+-- (its columns are in no index, so only the table's leaf page changes).
+--
+-- A grant whose refresh_salt is NULL has no one-row family: a machine grant, or a family stored
+-- before migration 0017, whose tokens stay in refresh_tokens until one rotates into a family here.
+-- The family is revoked and deleted with its grant, as before.
+ALTER TABLE grants ADD COLUMN refresh_generation INTEGER;  -- the live token's; every lower one was rotated
+ALTER TABLE grants ADD COLUMN refresh_salt BLOB;           -- random per family, mixed into every MAC of it
+ALTER TABLE grants ADD COLUMN refresh_issued_at INTEGER;   -- the family's first token
+ALTER TABLE grants ADD COLUMN refresh_expires_at INTEGER;  -- absolute lifetime of the family
+ALTER TABLE grants ADD COLUMN refresh_rotated_at INTEGER;  -- last rotation (the live token's issue; the idle window counts from it)
+
+UPDATE grants SET refresh_generation = f.generation, refresh_salt = f.salt, refresh_issued_at = f.issued_at,
+    refresh_expires_at = f.expires_at, refresh_rotated_at = f.rotated_at
+FROM refresh_families f WHERE f.grant_id = grants.grant_id;
+
+DROP TABLE refresh_families;
+
+"""##,
+            checksum: "d31ad921efab1b3f71d8947b23696fd65b93a1ec0b417259cadc9a51794d91bd"
+        ),
     ]
 
     /// The PostgreSQL schema, numbered in step with `all` (Migrations/postgresql).
@@ -1246,6 +1277,32 @@ CREATE INDEX mail_outbox_by_recipient ON mail_outbox ((lower(recipient)));
 
 """#,
             checksum: "f0de023db6adac84d5500d9e93b152f6eab5eba256d876801611cb91b928870a"
+        ),
+        Migration(
+            version: 19,
+            name: "refresh_families_in_grants",
+            sql: #"""
+-- 0019_refresh_families_in_grants (PostgreSQL), as Migrations/0019_refresh_families_in_grants.sql:
+-- a one-row refresh-token family's columns move into its grant's row, so a refresh reads one row
+-- and a rotation updates one. None of them is indexed, and the grants' pages written from now on
+-- keep a fifth free, so a rotation's UPDATE can stay a heap-only tuple update (no index entry written).
+ALTER TABLE grants
+    ADD COLUMN refresh_generation BIGINT,
+    ADD COLUMN refresh_salt BYTEA,
+    ADD COLUMN refresh_issued_at BIGINT,
+    ADD COLUMN refresh_expires_at BIGINT,
+    ADD COLUMN refresh_rotated_at BIGINT;
+
+UPDATE grants g SET refresh_generation = f.generation, refresh_salt = f.salt, refresh_issued_at = f.issued_at,
+    refresh_expires_at = f.expires_at, refresh_rotated_at = f.rotated_at
+FROM refresh_families f WHERE f.grant_id = g.grant_id;
+
+DROP TABLE refresh_families;
+
+ALTER TABLE grants SET (fillfactor = 80);
+
+"""#,
+            checksum: "51e136e66bd0e1d79d0bef148dd1ce7a11ae3fe9a2fe168f25506ef6d33280b4"
         ),
     ]
 }

@@ -95,17 +95,17 @@ extension String {
 /// lifetime, or that token's revocation) and (b) when the last access token minted from it
 /// expires (the live token's issue, or the grant's creation, plus the access-token lifetime,
 /// plus the retry window in which a retried refresh mints without storing). A one-row family
-/// (`refresh_families`, migration 0017) has its live token's times in its row; an older family's
-/// live token is its newest row in `refresh_tokens` (and when it has rotated into a one-row
-/// family, the row decides). Older rotated tokens never decide it: they are only kept so their
-/// reuse is detected, which matters only while the family lives. Tokens are deleted oldest
-/// generation first, so a family purged over several batches keeps its newest token, and with it
-/// the same verdict, until its last batch; the family row goes with the grant.
+/// (migration 0017, in its grant's row since 0019) has its live token's times in the grant's
+/// `refresh_*` columns; an older family's live token is its newest row in `refresh_tokens` (and
+/// when it has rotated into a one-row family, the grant's columns decide). Older rotated tokens
+/// never decide it: they are only kept so their reuse is detected, which matters only while the
+/// family lives. Tokens are deleted oldest generation first, so a family purged over several
+/// batches keeps its newest token, and with it the same verdict, until its last batch; a one-row
+/// family goes with its grant.
 enum FamilyRule {
     static let from = """
         grants g JOIN clients c ON c.client_id = g.client_id
-        LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
-        LEFT JOIN refresh_tokens h ON f.grant_id IS NULL AND h.grant_id = g.grant_id
+        LEFT JOIN refresh_tokens h ON g.refresh_salt IS NULL AND h.grant_id = g.grant_id
             AND h.generation = (SELECT MAX(generation) FROM refresh_tokens WHERE grant_id = g.grant_id)
         LEFT JOIN apis a ON g.user_id IS NULL AND a.identifier = g.audience
         """
@@ -117,14 +117,14 @@ enum FamilyRule {
     /// a COALESCE), so SQLite's `max`/`min` and PostgreSQL's `GREATEST`/`LEAST` agree.
     static func due(_ dialect: SQLDialect) -> String {
         let lastAccess = """
-            COALESCE(f.rotated_at, f.issued_at, h.issued_at, g.created_at) + ?5
+            COALESCE(g.refresh_rotated_at, g.refresh_issued_at, h.issued_at, g.created_at) + ?5
                 + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.access_token_lifetime END
             """
         let exchangeable = """
-            CASE WHEN f.grant_id IS NOT NULL THEN
+            CASE WHEN g.refresh_salt IS NOT NULL THEN
                      CASE WHEN c.refresh_idle_lifetime > 0
-                          THEN \(dialect.least("f.expires_at", "COALESCE(f.rotated_at, f.issued_at) + c.refresh_idle_lifetime"))
-                          ELSE f.expires_at END
+                          THEN \(dialect.least("g.refresh_expires_at", "COALESCE(g.refresh_rotated_at, g.refresh_issued_at) + c.refresh_idle_lifetime"))
+                          ELSE g.refresh_expires_at END
                  WHEN h.grant_id IS NULL THEN 0
                  WHEN h.revoked_at IS NOT NULL THEN \(dialect.least("h.revoked_at", "h.expires_at"))
                  WHEN c.refresh_idle_lifetime > 0 THEN \(dialect.least("h.expires_at", "h.last_used_at + c.refresh_idle_lifetime"))
@@ -145,14 +145,18 @@ enum FamilyRule {
         DELETE FROM refresh_tokens WHERE grant_id = ?1
             AND generation < (SELECT MIN(generation) FROM refresh_tokens WHERE grant_id = ?1) + ?2
         """
-    static let deleteFamilyRow = "DELETE FROM refresh_families WHERE grant_id = ?1"
-    static let deleteGrant = "DELETE FROM grants WHERE grant_id = ?1 AND NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE grant_id = ?1)"
+    /// The grant, once no older token of it is left; says whether a one-row family (one refresh
+    /// token, its live one) went with it.
+    static let deleteGrant = """
+        DELETE FROM grants WHERE grant_id = ?1 AND NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE grant_id = ?1)
+        RETURNING CASE WHEN refresh_salt IS NULL THEN 0 ELSE 1 END AS family_rows
+        """
     static func countGrants(_ dialect: SQLDialect) -> String { "SELECT count(*) FROM \(from) WHERE \(due(dialect))" }
     /// Older tokens and one-row families alike count as refresh tokens.
     static func countTokens(_ dialect: SQLDialect) -> String {
         """
         SELECT (SELECT count(*) FROM refresh_tokens WHERE grant_id IN (SELECT g.grant_id FROM \(from) WHERE \(due(dialect))))
-            + (SELECT count(*) FROM refresh_families WHERE grant_id IN (SELECT g.grant_id FROM \(from) WHERE \(due(dialect))))
+            + (SELECT count(*) FROM \(from) WHERE \(due(dialect)) AND g.refresh_salt IS NOT NULL)
         """
     }
 

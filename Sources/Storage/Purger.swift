@@ -220,8 +220,10 @@ public struct Purger: Sendable {
                     tokens += removed
                     budget -= removed
                     if removed == 0 {
-                        tokens += try connection.run(FamilyRule.deleteFamilyRow, [grant])
-                        families += try connection.run(FamilyRule.deleteGrant, [grant])
+                        if let deleted = try connection.queryOne(FamilyRule.deleteGrant, [grant]) {
+                            families += 1
+                            tokens += try deleted.int("family_rows")
+                        }
                         budget -= 1
                         next += 1
                     }

@@ -3,7 +3,7 @@ import SQLite
 
 /// A refresh token, its grant, user and (when asked for) session in one go (`lookups`): on SQLite one read
 /// transaction (one set of file locks instead of four), on PostgreSQL three statements (a one-row
-/// family's row carries its grant) and no BEGIN/COMMIT. No snapshot is needed: each row is at
+/// family is its grant's row) and no BEGIN/COMMIT. No snapshot is needed: each row is at
 /// least as new as the request, and the rotation's conditional UPDATE re-checks the generation and
 /// the grant. It runs on a reader: the writer's warm page cache is tempting, but queueing every
 /// refresh twice on the write lock measured slower.
@@ -18,7 +18,7 @@ public struct SQLiteRefreshTokenFamilyReader: RefreshTokenFamilyReader {
                 let token: RefreshToken
                 let grant: Grant?
                 if key.inFamilyRow, let position = key.position {
-                    // A one-row family's row carries its grant.
+                    // A one-row family is its grant's row.
                     guard let row = try connection.queryOne(SQLiteRefreshFamilies.select, [.text(position.grantID)]),
                           let found = try SQLiteRefreshFamilies.token(at: position.generation, of: row) else { return nil }
                     token = found

@@ -5,12 +5,12 @@ import SQLite
 
 /// Refresh tokens on any SQL backend.
 ///
-/// A family issued since migration 0017 is one row of `refresh_families` (`RefreshTokenKey.family`):
-/// its current generation, salt, lifetimes and last rotation; its revocation is its grant's. A
-/// token of it is read as that row seen from the token's generation (`SQLiteRefreshFamilies`), and
-/// a rotation is one conditional UPDATE (`generation = g + 1 WHERE generation = g` and the grant
-/// live) whose returned row picks the single winner: no INSERT, no index entry, and on PostgreSQL
-/// no BEGIN/COMMIT (`rotateFamilyRow`).
+/// A family issued since migration 0017 is one row (`RefreshTokenKey.family`), its grant's since
+/// migration 0019: its current generation, salt, lifetimes and last rotation; its revocation is
+/// its grant's. A token of it is read as that row seen from the token's generation
+/// (`SQLiteRefreshFamilies`), and a rotation is one conditional UPDATE (`generation = g + 1 WHERE
+/// generation = g` and the grant live) whose returned row picks the single winner: no INSERT, no
+/// index entry, and on PostgreSQL no BEGIN/COMMIT (`rotateFamilyRow`).
 ///
 /// Older tokens stay in `refresh_tokens`: `rt1.…` values by the primary key (grant_id, generation)
 /// with their digest checked there (migration 0015), digest-only ones by `refresh_tokens_by_hash`.
@@ -118,7 +118,7 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
             try database.write { connection in
                 _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
                                        [SQLValue(date: time), .text(grantID)])
-                if try connection.queryOne("SELECT 1 FROM refresh_families WHERE grant_id = ?", [.text(grantID)]) != nil {
+                if try connection.queryOne("SELECT 1 FROM grants WHERE grant_id = ? AND refresh_salt IS NOT NULL", [.text(grantID)]) != nil {
                     try SQLiteGrantStore.revoke(grantID: grantID, at: time, reason: "refresh-token family revoked", on: connection)
                 }
             }
@@ -148,10 +148,9 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
                         AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > ?2
                     GROUP BY g.session_id
                     UNION ALL
-                    SELECT g.session_id AS session_id, COUNT(*) AS live
-                    FROM grants g JOIN refresh_families f ON f.grant_id = g.grant_id
-                    WHERE g.user_id = ?1 AND g.session_id IS NOT NULL AND g.revoked_at IS NULL AND f.expires_at > ?2
-                    GROUP BY g.session_id
+                    SELECT session_id, COUNT(*) AS live FROM grants
+                    WHERE user_id = ?1 AND session_id IS NOT NULL AND revoked_at IS NULL AND refresh_expires_at > ?2
+                    GROUP BY session_id
                     """,
                     [.text(userID), SQLValue(date: time)])
                 var counts: [String: Int] = [:]

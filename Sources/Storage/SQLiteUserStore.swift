@@ -242,13 +242,12 @@ public struct SQLiteUserStore: UserStore {
             return 0
         })
 
-    /// Grants with their one-row families (by cascade), each live family remembered by its tombstone key.
+    /// Grants with their one-row families (in their rows), each live family remembered by its tombstone key.
     static let deleteGrantBatch: BatchStep = (
         candidates: { userID, connection in
             try connection.query(
                 """
-                SELECT g.grant_id, g.revoked_at, f.expires_at FROM grants g LEFT JOIN refresh_families f ON f.grant_id = g.grant_id
-                WHERE g.user_id = ?1 LIMIT ?2
+                SELECT grant_id, revoked_at, refresh_expires_at AS expires_at FROM grants WHERE user_id = ?1 LIMIT ?2
                 """, [.text(userID), .integer(Int64(deletionBatch))])
         },
         warm: ColdPages.grant,
@@ -287,8 +286,7 @@ public struct SQLiteUserStore: UserStore {
         _ = try connection.run(
             """
             INSERT INTO deleted_user_refresh_tokens (token_hash, expires_at)
-            SELECT ?3 || f.grant_id, f.expires_at FROM grants g JOIN refresh_families f ON f.grant_id = g.grant_id
-            WHERE g.user_id = ?1 AND f.expires_at > ?2
+            SELECT ?3 || grant_id, refresh_expires_at FROM grants WHERE user_id = ?1 AND refresh_expires_at > ?2
             ON CONFLICT DO NOTHING
             """, [.text(userID), .integer(now), .text(RefreshTokenKey.tombstone(grantID: ""))])
     }

@@ -14,7 +14,7 @@ import Storage
 /// Shapes: every user shares ONE precomputed Argon2id hash of `SeedBench.password` (hashing a million
 /// passwords would take a day); sessions are 70% live; audit events are spread over the last 30
 /// days. Refresh tokens (`--token-format family`, the default, migration 0017): M families, one
-/// grant and one `refresh_families` row each, spread over the users' sessions (devices), at a
+/// grant each, its family in the grant's row, spread over the users' sessions (devices), at a
 /// generation of 0 to 59 (rotated that often) and live (70%), revoked (15%) or past its absolute
 /// lifetime (15%); plus `--legacy L` (default M/100) families stored the earlier way, 1 to 9 rows
 /// each, as a database upgraded from migration 0015 still holds. `positioned` or `digest`: every
@@ -186,7 +186,7 @@ struct SeedWriter {
         counts["users"] = try writeUsers()
         counts["sessions"] = try writeSessions()
         if plan.oneRowFamilies {
-            (counts["grants"], counts["refresh_families"]) = try writeOneRowFamilies()
+            counts["grants"] = try writeOneRowFamilies()
             var legacy = plan
             legacy.refreshTokens = plan.legacy * 5
             legacy.families = plan.legacy
@@ -260,9 +260,10 @@ struct SeedWriter {
         return plan.sessions
     }
 
-    /// Grants with one-row families (migration 0017): each at a generation of 0…59, its row's times
-    /// those of its last rotation; live, revoked with its grant, or past the family's absolute lifetime.
-    private mutating func writeOneRowFamilies() throws -> (Int, Int) {
+    /// Grants with one-row families (migration 0017, in the grant's row since 0019): each at a
+    /// generation of 0…59, its times those of its last rotation; live, revoked with its grant, or
+    /// past the family's absolute lifetime.
+    private mutating func writeOneRowFamilies() throws -> Int {
         let scope = "openid profile email offline_access"
         let lifetime = 30 * Self.day
         let poolChance = plan.pool == 0 ? 0 : min(1.0, 3.0 * Double(plan.pool * clients.count) / Double(plan.families))
@@ -276,14 +277,6 @@ struct SeedWriter {
             let first = state < 15 ? plan.now - lifetime - Int64(random.below(Int(Self.day)))
                                    : plan.now - Int64(random.below(14 * Int(Self.day))) - 3600
             let revokedAt: SQLValue = (15..<30).contains(state) ? .integer(plan.now - Int64(random.below(Int(Self.day)))) : .null
-            _ = try connection.run(
-                """
-                INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, auth_time, created_at, revoked_at, revoke_reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.text(grantID), .text(client.clientID), .text(userIDs[user]), sessionID, .text(scope), .integer(first), .integer(first),
-                 revokedAt, revokedAt == .null ? .null : .text("seeded revocation")])
-            try row()
             let generation = random.below(60)
             let span = max(1, min(plan.now, first + lifetime) - first)
             // The last rotation: recent for a live family (inside the inactivity lifetime), any time for the others.
@@ -291,9 +284,14 @@ struct SeedWriter {
                                                                       : first + Int64(random.below(Int(span)))
             let salt = random.bytes(16)
             _ = try connection.run(
-                "INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at, rotated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [.text(grantID), .integer(Int64(generation)), .blob(salt), .integer(first), .integer(first + lifetime),
-                 rotated.map { .integer($0) } ?? .null])
+                """
+                INSERT INTO grants (grant_id, client_id, user_id, session_id, scope, auth_time, created_at, revoked_at, revoke_reason,
+                    refresh_generation, refresh_salt, refresh_issued_at, refresh_expires_at, refresh_rotated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(grantID), .text(client.clientID), .text(userIDs[user]), sessionID, .text(scope), .integer(first), .integer(first),
+                 revokedAt, revokedAt == .null ? .null : .text("seeded revocation"),
+                 .integer(Int64(generation)), .blob(salt), .integer(first), .integer(first + lifetime), rotated.map { .integer($0) } ?? .null])
             try row()
             if state >= 30, plan.now - (rotated ?? first) < 10 * Self.day, pool[client.algorithm, default: []].count < plan.pool,
                Double(random.below(1_000_000)) / 1_000_000 < poolChance, let mac = plan.familyMAC,
@@ -303,7 +301,7 @@ struct SeedWriter {
                 pool[client.algorithm, default: []].append(value)
             }
         }
-        return (plan.families, plan.families)
+        return plan.families
     }
 
     /// Grants and their refresh-token families the earlier way (`refresh_tokens`): generations 0…k-1,

@@ -56,7 +56,7 @@ struct RefreshTokenFormatTests {
         let rows = try harness.store.database.read { connection in
             (try connection.queryOne("SELECT count(*) FROM refresh_tokens INDEXED BY refresh_tokens_by_hash WHERE found_by_hash = 1")?.int(0),
              try connection.queryOne("SELECT count(*) FROM refresh_tokens")?.int(0),
-             try connection.queryOne("SELECT generation FROM refresh_families WHERE grant_id = ?", [.text(grantID)])?.int(0))
+             try connection.queryOne("SELECT refresh_generation FROM grants WHERE grant_id = ?", [.text(grantID)])?.int(0))
         }
         #expect(rows.0 == 1 && rows.1 == 1 && rows.2 == 5)
     }

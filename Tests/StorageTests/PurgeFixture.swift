@@ -83,12 +83,15 @@ final class PurgeFixture {
                   audience.map(SQLValue.text) ?? .null, .integer(created), revoked.map(SQLValue.integer) ?? .null])
     }
 
-    /// A one-row family (migration 0017) at `generation`, last rotated at `rotated` (never: nil).
+    /// A one-row family (migration 0017, in its grant's row since 0019) at `generation`, last rotated at `rotated` (never: nil).
     func oneRowFamily(_ id: String, created: Int64, rotated: Int64?, expires: Int64, generation: Int = 7,
                       grantRevoked: Int64? = nil, olderTokens: Int = 0) throws {
         try grant(id, created: created, revoked: grantRevoked)
-        try run("INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at, rotated_at) VALUES (?, ?, x'01', ?, ?, ?)",
-                [.text(id), .integer(Int64(generation)), .integer(created), .integer(expires), rotated.map(SQLValue.integer) ?? .null])
+        try run("""
+            UPDATE grants SET refresh_generation = ?2, refresh_salt = x'01', refresh_issued_at = ?3, refresh_expires_at = ?4,
+                refresh_rotated_at = ?5
+            WHERE grant_id = ?1
+            """, [.text(id), .integer(Int64(generation)), .integer(created), .integer(expires), rotated.map(SQLValue.integer) ?? .null])
         for older in 0..<olderTokens {
             // Tokens of the family from before it was one row: all rotated into it.
             try run("""

@@ -54,18 +54,17 @@ import TestSupport
             for family in 0..<families {
                 _ = try connection.run(
                     """
-                    INSERT INTO grants (grant_id, client_id, user_id, scope, created_at) VALUES (?1, ?2, ?3, 'openid', 1800000000)
-                    """, [.text("grant-\(family)"), .text(stores.client.clientID), .text(stores.user.userID)])
-                _ = try connection.run(
-                    """
-                    INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at) VALUES (?, 7, x'00', 1800000000, ?)
-                    """, [.text("grant-\(family)"), .integer(family == 0 ? 1_000_000_000 : 1_900_000_000)])
+                    INSERT INTO grants (grant_id, client_id, user_id, scope, created_at, refresh_generation, refresh_salt, refresh_issued_at,
+                        refresh_expires_at)
+                    VALUES (?1, ?2, ?3, 'openid', 1800000000, 7, x'00', 1800000000, ?4)
+                    """, [.text("grant-\(family)"), .text(stores.client.clientID), .text(stores.user.userID),
+                          .integer(family == 0 ? 1_000_000_000 : 1_900_000_000)])
             }
         }
         let holds = try SQLiteUserStore(store: store).delete(userID: stores.user.userID)
         #expect(holds.transactions >= 4)
         let counts = try store.database.read { connection in
-            (try connection.queryOne("SELECT count(*) FROM refresh_families")?.int(0),
+            (try connection.queryOne("SELECT count(*) FROM grants WHERE refresh_salt IS NOT NULL")?.int(0),
              try connection.queryOne("SELECT count(*) FROM deleted_user_refresh_tokens")?.int(0),
              try connection.queryOne("SELECT count(*) FROM grants")?.int(0))
         }

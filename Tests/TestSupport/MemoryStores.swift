@@ -17,7 +17,7 @@ public final class MemoryDatabase: @unchecked Sendable {
     /// Refresh tokens by hash: their grant and revocation time (no protocol owns them yet).
     var refreshTokens: [String: (grantID: String, revokedAt: Date?)] = [:]
     /// When each grant's refresh tokens were last issued or rotated (`MemoryRefreshTokenStore`
-    /// writes it): a session's last activity, as the SQL stores read it from `refresh_families`.
+    /// writes it): a session's last activity, as the SQL stores read it from the grants' `refresh_*` columns.
     var refreshActivity: [String: Date] = [:]
 
     public init() {}

@@ -24,10 +24,9 @@ BEGIN;
 INSERT INTO users (user_id, email, email_key, email_verified, password_hash, blocked, logins_count, created_at, updated_at, connection, email_lookup)
     SELECT '$heavy', 'heavy@holds.example', email_key || '.heavy', email_verified, password_hash, 0, 0, created_at, updated_at, connection, email_lookup || '.heavy'
     FROM users LIMIT 1;
-INSERT INTO grants (grant_id, client_id, user_id, scope, created_at)
-    SELECT 'heavy-' || value, (SELECT client_id FROM clients LIMIT 1), '$heavy', 'openid offline_access', unixepoch() FROM generate_series(1, 100000);
-INSERT INTO refresh_families (grant_id, generation, salt, issued_at, expires_at)
-    SELECT 'heavy-' || value, 0, randomblob(16), unixepoch(), unixepoch() + 30 * 86400 FROM generate_series(1, 100000);
+INSERT INTO grants (grant_id, client_id, user_id, scope, created_at, refresh_generation, refresh_salt, refresh_issued_at, refresh_expires_at)
+    SELECT 'heavy-' || value, (SELECT client_id FROM clients LIMIT 1), '$heavy', 'openid offline_access', unixepoch(),
+        0, randomblob(16), unixepoch(), unixepoch() + 30 * 86400 FROM generate_series(1, 100000);
 COMMIT;
 SQL
     port=$(free_port)

@@ -12,13 +12,16 @@ scale_users() { python3 -c "import sys; s=sys.argv[1].lower(); print(int(float(s
 
 # Seeds (or reuses from BENCH_SEED_CACHE, seeding takes minutes at a million users) the database of one size.
 # The cache names carry the token shape (BENCH_SEED_FORMAT: family, the default, or positioned/digest, the
-# earlier ones), so a cache of another shape is never reused; the family shape's key-encryption key
+# earlier ones) and this checkout's migration count, so a cache of another shape or schema is never reused (the
+# daemon would migrate it at its start, minutes at a million users; binaries of another schema through
+# BENCH_BIN want a BENCH_SEED_CACHE of their own); the family shape's key-encryption key
 # (`<file>.kek`) goes beside the database, where the daemon reads it.
 scale_seed() {
-    local size=$1 users cache=${BENCH_SEED_CACHE:-$work/seeds} pool format=${BENCH_SEED_FORMAT:-family} name
+    local size=$1 users cache=${BENCH_SEED_CACHE:-$work/seeds} pool format=${BENCH_SEED_FORMAT:-family} name schema
     users=$(scale_users "$size")
     pool=$(( users >= 100000 ? 40000 : 4000 ))
-    name=seed-$format-$size
+    schema=$(find Migrations -maxdepth 1 -name '[0-9][0-9][0-9][0-9]_*.sql' | wc -l)
+    name=seed-$format-m$schema-$size
     mkdir -p "$cache"
     if [ ! -f "$cache/$name.sqlite3" ]; then
         rm -f "$cache/$name.sqlite3.partial" "$cache/$name.sqlite3.partial.kek"
