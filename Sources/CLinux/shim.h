@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <spawn.h>
+#include <malloc.h>
 
 /// accept4(2) is only declared under _GNU_SOURCE, which Swift's Glibc import does not set; call it by number.
 static inline int gh_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {

@@ -164,7 +164,7 @@ struct Composition: Sendable {
         var limits = AbuseLimits(store: SQLiteLoginThrottleStore(store: store), clock: clock)
         limits.ipv6Prefix = settings.loginIPv6Prefix
         let rules = PasswordRules(policy: PasswordPolicy(rawValue: settings.passwordPolicy) ?? .fair,
-                                  blocklist: PasswordBlocklistFile.load(settings.passwordBlocklist, logger: logger),
+                                  blocklist: PasswordBlocklistFile.list(at: settings.passwordBlocklist, logger: logger),
                                   historySize: settings.passwordHistory)
         var service = SelfService(users: users, accounts: SQLiteAccountStore(store: store), codes: codes, limits: limits, mail: mail,
                                   clock: clock, issuer: settings.issuer.url, passwords: rules, connection: settings.connectionName)

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import HTTP
 import KeyManagement
@@ -20,6 +21,8 @@ public final class GatehouseServer: Sendable {
     private let mailSender: MailSender?
     private let revocationSender: UpstreamRevocationSender
     private let http: HTTPServer
+    /// Parsed after the start (`finishStartInBackground`), not before the first `200`.
+    private let passwordBlocklist: PasswordBlocklist
     /// Proxy trust, metrics, the admin listener and reloads (see Production/).
     public let production: ProductionServices
     public var metrics: GatehouseMetrics { production.metrics }
@@ -44,6 +47,7 @@ public final class GatehouseServer: Sendable {
         production = ProductionServices(settings: settings, logger: logger, store: store, version: version)
         let parts = Composition(settings: settings, store: store, keyRing: keyRing, logger: logger, metrics: production.metrics)
         audit = parts.services.auditRecorder
+        passwordBlocklist = parts.selfService.passwords.blocklist
         mailSender = parts.mailSender
         revocationSender = parts.upstream.revocationSender
         if let delivery = settings.emailDelivery {
@@ -88,7 +92,7 @@ public final class GatehouseServer: Sendable {
     public func start() throws -> [BoundAddress] {
         do {
             let bound = try http.start()
-            CredentialCheck.prepareInBackground()
+            finishStartInBackground()
             keyRefresher.start(name: "gatehouse-keyring", every: .seconds(2)) { [keyRing] in keyRing.refresh() }
             audit.start()
             let admin = try startAdmin()
@@ -102,6 +106,18 @@ public final class GatehouseServer: Sendable {
         } catch {
             store.close()
             throw StartupError.listen(settings.listen.description, reason: String(describing: error))
+        }
+    }
+
+    /// The start's one-off work that serving need not wait for, on a background thread once the
+    /// listeners are bound: the dummy password hash and the blocklist's parsing (a request that
+    /// needs either first waits for it). Then what the start allocated and freed goes back to the
+    /// kernel, so an idle daemon's memory is what it goes on using (README "Memory and start").
+    private func finishStartInBackground() {
+        DispatchQueue.global(qos: .utility).async { [passwordBlocklist] in
+            CredentialCheck.prepare()
+            passwordBlocklist.prepare()
+            ProcessMemory.returnFreedPages()
         }
     }
 

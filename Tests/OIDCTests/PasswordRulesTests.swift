@@ -56,14 +56,26 @@ struct PasswordRulesTests {
     /// A list read from a file is parsed once, when first needed (or prepared), not at construction.
     @Test func aDeferredListLoadsOnceOnFirstUse() {
         let loads = Mutex(0)
-        let list = PasswordBlocklist(deferred: {
+        let list = PasswordBlocklist(deferredListText: {
             loads.withLock { $0 += 1 }
-            return PasswordBlocklist.lines("#!comment\nSummer2024\n")
+            return Array("#!comment\nSummer2024\n".utf8)
         })
         #expect(loads.withLock { $0 } == 0)
         #expect(list.refuses("SUMMER2024") && list.refuses("Password123") && !list.refuses("#!comment"))
         list.prepare()
         #expect(list.count == PasswordBlocklist(listText: "Summer2024").count)
+        #expect(loads.withLock { $0 } == 1)
+    }
+
+    /// An unreadable file (nil) leaves the built-in few, and is not read again.
+    @Test func aDeferredListThatCannotBeReadKeepsTheBuiltInFew() {
+        let loads = Mutex(0)
+        let list = PasswordBlocklist(deferredListText: {
+            loads.withLock { $0 += 1 }
+            return nil
+        })
+        #expect(list.refuses("P@ssw0rd") && !list.refuses("Summer2024"))
+        #expect(list.count == PasswordBlocklist(entries: []).count)
         #expect(loads.withLock { $0 } == 1)
     }
 

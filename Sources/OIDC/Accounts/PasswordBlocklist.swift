@@ -9,18 +9,23 @@ public struct PasswordBlocklist: Sendable {
     /// The folded entries, made once: at once, or on first use (or `prepare()`) for a list read
     /// from a file, so a daemon's start does not wait for parsing thousands of lines.
     private final class Entries: Sendable {
-        private let folded: Mutex<Set<String>?>
-        private let load: @Sendable () -> [String]
+        private let folded: Mutex<FoldedPasswordList?>
+        private let load: (@Sendable () -> FoldedPasswordList)?
 
-        init(_ entries: Set<String>?, load: @escaping @Sendable () -> [String]) {
-            folded = Mutex(entries)
+        init(_ made: FoldedPasswordList) {
+            folded = Mutex(made)
+            load = nil
+        }
+
+        init(load: @escaping @Sendable () -> FoldedPasswordList) {
+            folded = Mutex(nil)
             self.load = load
         }
 
-        var set: Set<String> {
+        var list: FoldedPasswordList {
             folded.withLock { current in
                 if let current { return current }
-                let made = PasswordBlocklist.fold(load())
+                let made = load?() ?? FoldedPasswordList(folding: [])
                 current = made
                 return made
             }
@@ -33,37 +38,29 @@ public struct PasswordBlocklist: Sendable {
                                     "password123", "Password1", "Password123", "Passw0rd!", "P@ssw0rd", "Qwerty123"]
 
     public init(entries: some Sequence<String>) {
-        list = Entries(Self.fold(Array(entries)), load: { [] })
+        list = Entries(FoldedPasswordList(folding: Array(entries) + Self.builtIn))
     }
 
     /// The list from a file's text: one password per line; blank lines and `#!` comments skipped.
     public init(listText: String) {
-        self.init(entries: Self.lines(listText))
+        list = Entries(FoldedPasswordList(listText: Array(listText.utf8), adding: Self.builtIn))
     }
 
-    /// A list whose entries `load` gives the first time one is needed (or at `prepare()`).
-    public init(deferred load: @escaping @Sendable () -> [String]) {
-        list = Entries(nil, load: load)
+    /// A list whose file text (UTF-8) `load` gives the first time an entry is needed (or at
+    /// `prepare()`); nil, for a file that could not be read, leaves the built-in few.
+    public init(deferredListText load: @escaping @Sendable () -> [UInt8]?) {
+        list = Entries(load: { FoldedPasswordList(listText: load() ?? [], adding: Self.builtIn) })
     }
-
-    /// Passwords of a list file's text.
-    public static func lines(_ listText: String) -> [String] {
-        listText.split(whereSeparator: \.isNewline).lazy
-            .map { String($0) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#!") }
-    }
-
-    static func fold(_ entries: [String]) -> Set<String> { Set((entries + builtIn).map { $0.lowercased() }) }
 
     /// Makes the entries now, if a deferred list has not yet.
-    public func prepare() { _ = list.set }
+    public func prepare() { _ = list.list }
 
-    public var count: Int { list.set.count }
+    public var count: Int { list.list.count }
 
     /// Whether the password is on the list, or is the user's own email or its local part.
     public func refuses(_ password: String, email: String? = nil) -> Bool {
         let folded = password.lowercased()
-        if list.set.contains(folded) { return true }
+        if list.list.contains(folded) { return true }
         guard let email = email?.lowercased() else { return false }
         return folded == email || folded == email.split(separator: "@").first.map(String.init)
     }

@@ -30,9 +30,10 @@ public struct CredentialCheck: Sendable {
         self.throttle = throttle
     }
 
-    /// Makes the unknown-email path's hash now, off the caller's thread (the daemon, once it listens).
-    public static func prepareInBackground() {
-        DummyPassword.shared.prepareInBackground()
+    /// Makes the unknown-email path's hash now, if it is not made yet (the daemon calls this on a
+    /// background thread once it listens; a sign-in that needs the hash first waits for it).
+    public static func prepare() {
+        _ = DummyPassword.shared.value
     }
 
     /// Takes the unknown-email path's time (the dummy hash's, timed when it was made, so nobody

@@ -1,11 +1,10 @@
 import Crypto
-import Dispatch
 import Synchronization
 
 /// The hash an unknown email is checked against, and what making it cost (one Argon2id with
 /// today's parameters, as long as verifying it). One per process, made at first need or by
-/// `prepareInBackground()`, which the daemon calls once it listens: a start does not wait one
-/// password hash for its first `200`, nor share the CPU with one (issue #18).
+/// `CredentialCheck.prepare()`, which the daemon calls on a background thread once it listens: a
+/// start does not wait one password hash for its first `200`, nor share the CPU with one (issue #18).
 final class DummyPassword: Sendable {
     static let shared = DummyPassword()
 
@@ -23,9 +22,5 @@ final class DummyPassword: Sendable {
             made = value
             return value
         }
-    }
-
-    func prepareInBackground() {
-        DispatchQueue.global(qos: .utility).async { _ = self.value }
     }
 }

@@ -1,23 +1,19 @@
-import Dispatch
 import FoundationEssentials
 import Logging
 import OIDC
 
-/// Reads the password blocklist file on a background thread as the daemon starts (a request that
-/// needs it first waits for it); a missing or unreadable file leaves the built-in few and says so
-/// in the log.
+/// The password blocklist file, read when the list is first needed (`GatehouseServer` prepares it
+/// on a background thread once it listens; a request that needs it first waits for it); a missing
+/// or unreadable file leaves the built-in few and says so in the log.
 enum PasswordBlocklistFile {
-    static func load(_ path: String, logger: Logger) -> PasswordBlocklist {
-        let list = PasswordBlocklist(deferred: {
+    static func list(at path: String, logger: Logger) -> PasswordBlocklist {
+        PasswordBlocklist(deferredListText: {
             guard let data = FileManager.default.contents(atPath: path) else {
                 logger.warning("password_blocklist_missing", ["path": .string(path)])
-                return []
+                return nil
             }
-            let entries = PasswordBlocklist.lines(String(decoding: data, as: UTF8.self))
-            logger.info("password_blocklist_loaded", ["path": .string(path), "entries": .int(entries.count)])
-            return entries
+            logger.info("password_blocklist_loaded", ["path": .string(path), "bytes": .int(data.count)])
+            return [UInt8](data)
         })
-        DispatchQueue.global(qos: .utility).async { list.prepare() }
-        return list
     }
 }
