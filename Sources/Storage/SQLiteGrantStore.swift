@@ -56,8 +56,13 @@ public struct SQLiteGrantStore: GrantStore {
 
     /// The grant by id, inside the caller's transaction.
     static func find(grantID: String, on connection: any SQLConnection) throws -> Grant? {
-        try connection.queryOne("SELECT * FROM grants WHERE grant_id = ?", [.text(grantID)]).map(grant)
+        try connection.queryOne(selectByID, [.text(grantID)]).map(grant)
     }
+
+    /// A grant's own columns: not its refresh-token family's (`SQLiteRefreshFamilies`), which
+    /// `/userinfo` and the other readers of a bare grant would only decode and drop.
+    static let columns = "grant_id, client_id, user_id, session_id, scope, audience, auth_time, created_at, revoked_at, revoke_reason"
+    static let selectByID = "SELECT \(columns) FROM grants WHERE grant_id = ?"
 
     /// A `grants` row (or any row with its columns).
     static func grant(_ row: Row) throws -> Grant {

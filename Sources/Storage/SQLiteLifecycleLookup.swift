@@ -17,11 +17,14 @@ public struct SQLiteLifecycleLookup: LifecycleLookup {
         try refreshTokens.find(key)
     }
 
+    static let liveGrantsOfSession = """
+        SELECT \(SQLiteGrantStore.columns) FROM grants WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, grant_id
+        """
+
     public func liveGrants(sessionID: String) throws(StorageError) -> [Grant] {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.query("SELECT * FROM grants WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, grant_id",
-                                     [.text(sessionID)]).map { row in
+                try connection.query(Self.liveGrantsOfSession, [.text(sessionID)]).map { row in
                     Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"),
                           userID: try row.optionalString("user_id"), sessionID: try row.optionalString("session_id"),
                           scope: try row.string("scope"), audience: try row.optionalString("audience"),

@@ -65,11 +65,12 @@ enum SQLiteRefreshFamilies {
     /// columns as in `select`) if generation `position.generation` was current and the grant
     /// live, else nil. Only unindexed columns change: one page of the grants table is written.
     static func advance(_ position: RefreshTokenKey.Position, at time: Date, on connection: any SQLConnection) throws -> Row? {
-        try connection.queryOne(
-            """
-            UPDATE grants SET refresh_generation = ?3 + 1, refresh_rotated_at = ?1
-            WHERE grant_id = ?2 AND refresh_generation = ?3 AND revoked_at IS NULL
-            RETURNING \(columns)
-            """, [SQLValue(date: time), .text(position.grantID), .integer(Int64(position.generation))])
+        try connection.queryOne(rotation, [SQLValue(date: time), .text(position.grantID), .integer(Int64(position.generation))])
     }
+
+    static let rotation = """
+        UPDATE grants SET refresh_generation = ?3 + 1, refresh_rotated_at = ?1
+        WHERE grant_id = ?2 AND refresh_generation = ?3 AND revoked_at IS NULL
+        RETURNING \(columns)
+        """
 }
