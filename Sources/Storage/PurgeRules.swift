@@ -120,10 +120,10 @@ enum FamilyRule {
             COALESCE(g.refresh_rotated_at, g.refresh_issued_at, h.issued_at, g.created_at) + ?5
                 + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.access_token_lifetime END
             """
+        let idleEnd = "COALESCE(g.refresh_rotated_at, g.refresh_issued_at) + c.refresh_idle_lifetime"
         let exchangeable = """
             CASE WHEN g.refresh_salt IS NOT NULL THEN
-                     CASE WHEN c.refresh_idle_lifetime > 0
-                          THEN \(dialect.least("g.refresh_expires_at", "COALESCE(g.refresh_rotated_at, g.refresh_issued_at) + c.refresh_idle_lifetime"))
+                     CASE WHEN c.refresh_idle_lifetime > 0 THEN \(dialect.least("g.refresh_expires_at", idleEnd))
                           ELSE g.refresh_expires_at END
                  WHEN h.grant_id IS NULL THEN 0
                  WHEN h.revoked_at IS NOT NULL THEN \(dialect.least("h.revoked_at", "h.expires_at"))

@@ -118,7 +118,8 @@ public struct SQLiteRefreshTokenStore: RefreshTokenStore {
             try database.write { connection in
                 _ = try connection.run("UPDATE refresh_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL",
                                        [SQLValue(date: time), .text(grantID)])
-                if try connection.queryOne("SELECT 1 FROM grants WHERE grant_id = ? AND refresh_salt IS NOT NULL", [.text(grantID)]) != nil {
+                let oneRowFamily = "SELECT 1 FROM grants WHERE grant_id = ? AND refresh_salt IS NOT NULL"
+                if try connection.queryOne(oneRowFamily, [.text(grantID)]) != nil {
                     try SQLiteGrantStore.revoke(grantID: grantID, at: time, reason: "refresh-token family revoked", on: connection)
                 }
             }

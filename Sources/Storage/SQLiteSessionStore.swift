@@ -30,9 +30,10 @@ public struct SQLiteSessionStore: SessionStore {
 
     /// A session's columns and its refresh activity (`refreshed_at`): the latest first issue or
     /// rotation of a token family under it, through `grants_by_session` and each grant's row (a
-    /// one-row family is its grant's `refresh_*` columns). A rotation writes only its family's row (issue #18: at a million sessions, recording the
-    /// activity on the session as well wrote a second random page per refresh), so the session's
-    /// last activity is read from there (`Session.lastSeenAt`).
+    /// one-row family is its grant's `refresh_*` columns). A rotation writes only its family's
+    /// row (issue #18: at a million sessions, recording the activity on the session as well wrote
+    /// a second random page per refresh), so the session's last activity is read from there
+    /// (`Session.lastSeenAt`).
     static let select = """
         SELECT s.*, (SELECT MAX(COALESCE(g.refresh_rotated_at, g.refresh_issued_at)) FROM grants g
             WHERE g.session_id = s.session_id) AS refreshed_at

@@ -80,20 +80,19 @@ struct FoldedPasswordList: Sendable {
 
         func sortedUnique() -> (bytes: [UInt8], ends: [Int]) {
             bytes.withUnsafeBufferPointer { all in
-                let order = (0..<ends.count).sorted {
-                    FoldedPasswordList.entry($0, of: all, ends: ends).lexicographicallyPrecedes(FoldedPasswordList.entry($1, of: all, ends: ends))
-                }
+                let entry = { (index: Int) in FoldedPasswordList.entry(index, of: all, ends: ends) }
+                let order = (0..<ends.count).sorted { entry($0).lexicographicallyPrecedes(entry($1)) }
                 var sorted: [UInt8] = []
                 var sortedEnds: [Int] = []
                 sorted.reserveCapacity(bytes.count)
                 sortedEnds.reserveCapacity(ends.count)
                 var previous: Slice<UnsafeBufferPointer<UInt8>>?
                 for index in order {
-                    let entry = FoldedPasswordList.entry(index, of: all, ends: ends)
-                    if let previous, previous.elementsEqual(entry) { continue }
-                    sorted.append(contentsOf: entry)
+                    let next = entry(index)
+                    if let previous, previous.elementsEqual(next) { continue }
+                    sorted.append(contentsOf: next)
                     sortedEnds.append(sorted.count)
-                    previous = entry
+                    previous = next
                 }
                 return (sorted, sortedEnds)
             }
