@@ -4,7 +4,7 @@ import Synchronization
 /// line, as Debian's `john-data` ships in `/usr/share/john/password.lst`; `#!comment` lines
 /// skipped), compared without regard to case. No network look-ups (README "Passwords").
 public struct PasswordBlocklist: Sendable {
-    private let list: Entries
+    private let entries: Entries
 
     /// The folded entries, made once: at once, or on first use (or `prepare()`) for a list read
     /// from a file, so a daemon's start does not wait for parsing thousands of lines.
@@ -38,29 +38,29 @@ public struct PasswordBlocklist: Sendable {
                                     "password123", "Password1", "Password123", "Passw0rd!", "P@ssw0rd", "Qwerty123"]
 
     public init(entries: some Sequence<String>) {
-        list = Entries(FoldedPasswordList(folding: Array(entries) + Self.builtIn))
+        self.entries = Entries(FoldedPasswordList(folding: Array(entries) + Self.builtIn))
     }
 
     /// The list from a file's text: one password per line; blank lines and `#!` comments skipped.
     public init(listText: String) {
-        list = Entries(FoldedPasswordList(listText: Array(listText.utf8), adding: Self.builtIn))
+        entries = Entries(FoldedPasswordList(listText: Array(listText.utf8), adding: Self.builtIn))
     }
 
     /// A list whose file text (UTF-8) `load` gives the first time an entry is needed (or at
     /// `prepare()`); nil, for a file that could not be read, leaves the built-in few.
     public init(deferredListText load: @escaping @Sendable () -> [UInt8]?) {
-        list = Entries(load: { FoldedPasswordList(listText: load() ?? [], adding: Self.builtIn) })
+        entries = Entries(load: { FoldedPasswordList(listText: load() ?? [], adding: Self.builtIn) })
     }
 
     /// Makes the entries now, if a deferred list has not yet.
-    public func prepare() { _ = list.list }
+    public func prepare() { _ = entries.list }
 
-    public var count: Int { list.list.count }
+    public var count: Int { entries.list.count }
 
     /// Whether the password is on the list, or is the user's own email or its local part.
     public func refuses(_ password: String, email: String? = nil) -> Bool {
         let folded = password.lowercased()
-        if list.list.contains(folded) { return true }
+        if entries.list.contains(folded) { return true }
         guard let email = email?.lowercased() else { return false }
         return folded == email || folded == email.split(separator: "@").first.map(String.init)
     }
