@@ -24,12 +24,7 @@ public struct SQLiteLifecycleLookup: LifecycleLookup {
     public func liveGrants(sessionID: String) throws(StorageError) -> [Grant] {
         try mapStorageErrors {
             try database.read { connection in
-                try connection.query(Self.liveGrantsOfSession, [.text(sessionID)]).map { row in
-                    Grant(grantID: try row.string("grant_id"), clientID: try row.string("client_id"),
-                          userID: try row.optionalString("user_id"), sessionID: try row.optionalString("session_id"),
-                          scope: try row.string("scope"), audience: try row.optionalString("audience"),
-                          authTime: try row.optionalDate("auth_time"), createdAt: try row.date("created_at"))
-                }
+                try connection.query(Self.liveGrantsOfSession, [.text(sessionID)]).map(SQLiteGrantStore.grant)
             }
         }
     }

@@ -14,8 +14,7 @@ enum SQLiteRefreshFamilies {
     /// names, so the refresh grant's lookups get token and grant from one row (`SQLiteGrantStore.grant(_:)`).
     static let columns = """
         refresh_generation AS generation, refresh_salt AS salt, refresh_issued_at AS issued_at,
-        refresh_expires_at AS expires_at, refresh_rotated_at AS rotated_at, grant_id, client_id, user_id,
-        session_id, scope, audience, auth_time, created_at, revoked_at, revoke_reason
+        refresh_expires_at AS expires_at, refresh_rotated_at AS rotated_at, \(SQLiteGrantStore.columns)
         """
     static let select = "SELECT \(columns) FROM grants WHERE grant_id = ?"
 

@@ -15,9 +15,7 @@ struct FoldedPasswordList: Sendable {
 
     /// Folds each entry, then sorts and drops repeats.
     init(folding entries: some Sequence<String>) {
-        var builder = Builder()
-        for entry in entries { builder.append(entry.lowercased()) }
-        (bytes, ends) = builder.sortedUnique()
+        self.init(listText: [UInt8](), adding: Array(entries))
     }
 
     /// A list file's UTF-8 text: one password per line (LF, CR LF or CR), blank lines and `#!` comments
