@@ -78,6 +78,7 @@ struct DatabaseCopyPlan: Sendable, Equatable {
         "one_time_codes": "expires_at",
         "refresh_tokens": "expires_at",
         "revoked_access_tokens": "expires_at",
+        "revoked_grants": "expires_at",
         "session_transfer_tokens": "expires_at",
         "sessions": "expires_at",
     ]

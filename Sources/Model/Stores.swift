@@ -65,4 +65,8 @@ public protocol GrantStore: Sendable {
 /// statements, no BEGIN/COMMIT), for checking an access token on every `/userinfo` call.
 public protocol GrantHolderReader: Sendable {
     func grantAndUser(grantID: String, userID: String) throws(StorageError) -> (grant: Grant?, user: User?)
+    /// For a token we sealed, which names its grant, application and user: whether the grant may
+    /// still back its access tokens (not among the revoked grants, its application still there),
+    /// and the user, without reading the grant's row (migration 0020).
+    func userOfLiveGrant(grantID: String, clientID: String, userID: String) throws(StorageError) -> (grantLive: Bool, user: User?)
 }

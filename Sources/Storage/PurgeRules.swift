@@ -13,6 +13,7 @@ public enum PurgeTable: String, Sendable, CaseIterable {
     case sessions
     case loginThrottle = "login_throttle"
     case revokedAccessTokens = "revoked_access_tokens"
+    case revokedGrants = "revoked_grants"
     case auditEvents = "audit_events"
     case mailOutbox = "mail_outbox"
 }
@@ -230,6 +231,12 @@ extension PurgeRule {
                       candidates: "SELECT jti FROM revoked_access_tokens WHERE jti > ?1 AND jti <= ?2 AND expires_at <= ?3",
                       delete: "DELETE FROM revoked_access_tokens WHERE jti = ?1 AND expires_at <= ?3",
                       countDue: "SELECT count(*) FROM revoked_access_tokens WHERE expires_at <= ?3",
+                      bindings: [.integer(time)], start: .text("")),
+            // Every access token minted under the grant has expired (migration 0020).
+            PurgeRule(table: .revokedGrants, scan: .expiryIndex,
+                      candidates: "SELECT grant_id FROM revoked_grants WHERE expires_at <= ?3 ORDER BY expires_at LIMIT ?2",
+                      delete: "DELETE FROM revoked_grants WHERE grant_id = ?1 AND expires_at <= ?3",
+                      countDue: "SELECT count(*) FROM revoked_grants WHERE expires_at <= ?3",
                       bindings: [.integer(time)], start: .text("")),
             // Ids grow with time, so the old events are a prefix: the scan stops at the first window
             // with none due. (An event written while the clock stood earlier waits for its window.)

@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 import HTTP
+import Model
 import OIDC
+import Storage
 import Testing
 import TestSupport
 
@@ -65,5 +67,26 @@ struct OpaqueAccessTokenRouteTests {
         let successor = try #require(refreshed["refresh_token"] as? String)
         let dead = rig.refresh(successor)
         #expect(dead.status == 400 && CatalogueRig.json(dead.text)?["error"] as? String == "invalid_grant")
+    }
+
+    /// `/userinfo` learns of a revocation from `revoked_grants` (migration 0020), which the purge
+    /// empties once the access tokens have expired. An application whose lifetime was lowered still
+    /// has tokens out with the longer one: the revocation is kept for that longer lifetime.
+    @Test func aRevocationOutlivesALoweredLifetime() throws {
+        let clock = MutableClock(Date())
+        let rig = try CatalogueRig(clock: clock)
+        let access = try #require(rig.tokens()["access_token"] as? String)
+        let clients = SQLiteClientStore(store: rig.harness.store)
+        var client = try #require(try clients.find(clientID: "app-1"))
+        client.accessTokenLifetime = 60
+        try clients.update(client)
+        #expect(rig.userinfo(access).status == 200, "a token minted with the longer lifetime lives on")
+        #expect(rig.harness.post("/oauth/revoke", form: [("token", access), ("client_id", "app-1")]).status == 200)
+        clock.advance(by: 3_600)
+        _ = try Purger(store: rig.harness.store).purge(RetentionPolicy(), at: clock.now)
+        expectRefused(rig.userinfo(access), "revoked, an hour later, after a purge")
+        clock.advance(by: 86_400 - 3_600 - 1)
+        _ = try Purger(store: rig.harness.store).purge(RetentionPolicy(), at: clock.now)
+        expectRefused(rig.userinfo(access), "revoked, a second before its expiry, after a purge")
     }
 }

@@ -17,7 +17,7 @@ struct QueryPlanTests {
     static let growingTables: Set<String> = [
         "users", "sessions", "grants", "refresh_tokens", "authorization_codes", "login_transactions", "login_throttle",
         "audit_events", "one_time_codes", "mail_outbox", "identities", "password_history", "deleted_user_refresh_tokens",
-        "revoked_access_tokens", "session_transfer_tokens",
+        "revoked_access_tokens", "revoked_grants", "session_transfer_tokens",
     ]
     static let callback = "com.example.app://id.example.com/ios/com.example.app/callback"
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

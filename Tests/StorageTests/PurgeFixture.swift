@@ -136,6 +136,10 @@ final class PurgeFixture {
         try run("INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)", [.text(jti), .integer(expires)])
     }
 
+    func revokedGrant(_ grantID: String, expires: Int64) throws {
+        try run("INSERT INTO revoked_grants (grant_id, expires_at) VALUES (?, ?)", [.text(grantID), .integer(expires)])
+    }
+
     func api(_ identifier: String, lifetime: Int) throws {
         try run("INSERT INTO apis (api_id, identifier, name, token_lifetime, created_at, updated_at) VALUES (?, ?, 'API', ?, 0, 0)",
                 [.text("api-" + identifier), .text(identifier), .integer(Int64(lifetime))])

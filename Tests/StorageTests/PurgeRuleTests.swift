@@ -144,6 +144,11 @@ import TestSupport
             try f.revokedAccessToken("jti-due", expires: n)
             try f.revokedAccessToken("jti-live", expires: n + 1)
         }, expect: [.gone("revoked_access_tokens", "jti", "jti-due"), .kept("revoked_access_tokens", "jti", "jti-live")]),
+
+        Case(name: "revoked grants are forgotten once their access tokens have expired", seed: { f in
+            try f.revokedGrant("grant-due", expires: n)
+            try f.revokedGrant("grant-live", expires: n + 1)
+        }, expect: [.gone("revoked_grants", "grant_id", "grant-due"), .kept("revoked_grants", "grant_id", "grant-live")]),
     ]
 
     @Test(arguments: cases, TestBackend.available)

@@ -37,7 +37,8 @@ public enum AccessTokenValidator {
     /// An opaque token (`at_…`): opened with our key, so sealed by us and unchanged. Otherwise a JWT:
     /// signature with our keys (the algorithm decided by our key), `typ` `at+jwt` (so an ID token
     /// is refused), `iss`, the userinfo audience. Then for both: `exp`, a live grant, an existing
-    /// unblocked user.
+    /// unblocked user. With `holders`, an opaque token's grant is live unless revoked or its
+    /// application deleted (`GrantHolderReader.userOfLiveGrant`); a JWT's grant row is read.
     public static func validate(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, opaque: OpaqueAccessTokens,
                                 issuer: String, grants: any GrantStore, users: any UserStore, clock: any Clock,
                                 holders: (any GrantHolderReader)? = nil,
@@ -48,20 +49,24 @@ public enum AccessTokenValidator {
             ? opened(bearer, opaque: opaque) : verified(bearer, keys: keys, issuer: issuer, audience: required)
         guard Double(presented.expiresAt) > clock.now.timeIntervalSince1970 else { throw invalid("expired") }
         let (subject, grantID, clientID) = (presented.userID, presented.grantID, presented.clientID)
-        let grant: Grant?
         let user: User?
-        do {
-            if let holders {
-                (grant, user) = try holders.grantAndUser(grantID: grantID, userID: subject)
-            } else {
-                grant = try grants.find(grantID: grantID)
-                user = try users.find(userID: subject)
+        if let holders, OpaqueAccessTokens.looksOpaque(bearer) {
+            // Sealed by us with its grant's user and application: only a revocation (or the
+            // application's deletion) can have ended the grant since (migration 0020).
+            let live: Bool
+            (live, user) = try storage { () throws(StorageError) in
+                try holders.userOfLiveGrant(grantID: grantID, clientID: clientID, userID: subject)
             }
-        } catch {
-            throw OAuthError(storage: error)
-        }
-        guard let grant, grant.revokedAt == nil, grant.userID == subject, grant.clientID == clientID else {
-            throw invalid("grant \(grantID) unknown or revoked")
+            guard live else { throw invalid("grant \(grantID) revoked or its application deleted") }
+        } else {
+            let grant: Grant?
+            (grant, user) = try storage { () throws(StorageError) in
+                if let holders { return try holders.grantAndUser(grantID: grantID, userID: subject) }
+                return (try grants.find(grantID: grantID), try users.find(userID: subject))
+            }
+            guard let grant, grant.revokedAt == nil, grant.userID == subject, grant.clientID == clientID else {
+                throw invalid("grant \(grantID) unknown or revoked")
+            }
         }
         guard let user, !user.blocked else { throw invalid("user \(subject) missing or blocked") }
         let scopes = AuthorizationRequest.canonicalScopes(presented.scope)
