@@ -25,6 +25,32 @@ import TestSupport
         #expect(try audit.tail(limit: 10).last?.event == "test.last")
     }
 
+    /// A flush swaps the pending list out while other threads go on recording: every event is
+    /// written once, whichever flush takes it, and each thread's events keep their order.
+    @Test func eventsRecordedDuringFlushesAreWrittenOnce() throws {
+        let directory = try TemporaryDirectory("audit")
+        let store = try Store(path: directory.file("idp.sqlite3"))
+        defer { store.close() }
+        let audit = AuditStore(store: store)
+        let recorder = AuditRecorder(store: audit, logger: Logger(sink: .memory()))
+        let writers = 4
+        let each = 500
+        DispatchQueue.concurrentPerform(iterations: writers + 1) { index in
+            guard index < writers else {
+                for _ in 0..<40 { recorder.flush() }
+                return
+            }
+            for number in 0..<each { recorder.record(AuditEvent(time: Date(), event: "test.\(index).\(number)", actor: "system")) }
+        }
+        recorder.stop()
+        let written = try audit.tail(limit: writers * each + 10).map(\.event)
+        #expect(written.count == writers * each && Set(written).count == writers * each)
+        for index in 0..<writers {
+            let mine = written.filter { $0.hasPrefix("test.\(index).") }
+            #expect(mine == (0..<each).map { "test.\(index).\($0)" })
+        }
+    }
+
     @Test func theBackgroundFlusherWritesWithinAFractionOfASecond() throws {
         let directory = try TemporaryDirectory("audit")
         let store = try Store(path: directory.file("idp.sqlite3"))
