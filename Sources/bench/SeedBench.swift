@@ -200,8 +200,21 @@ struct SeedWriter {
             (counts["grants"], counts["refresh_tokens"]) = try writeFamilies(plan, pooled: true)
         }
         counts["audit_events"] = try writeAudit()
+        counts["revoked_grants"] = try writeRevokedGrants()
         try connection.execute("COMMIT")
         return counts
+    }
+
+    /// The revoked users' grants, as the trigger of migration 0020 remembers them when the daemon
+    /// revokes one (the seed writes its grants revoked already, which no trigger sees).
+    private func writeRevokedGrants() throws -> Int {
+        try connection.run(
+            """
+            INSERT INTO revoked_grants (grant_id, expires_at)
+            SELECT g.grant_id, g.revoked_at + c.longest_access_token_lifetime
+            FROM grants g JOIN clients c ON c.client_id = g.client_id
+            WHERE g.revoked_at IS NOT NULL AND g.user_id IS NOT NULL
+            """)
     }
 
     /// Commits every `rowsPerTransaction` rows, so no transaction grows without bound.
