@@ -9,7 +9,9 @@
 -- access-token lifetime, and the check reads it, the application's row and the user's.
 --
 -- A grant leaves `grants` without a revocation only
---   * through the purge, once every access token minted under it has expired (PurgeRules' FamilyRule);
+--   * through the purge, once the access tokens minted under it have expired by the application's
+--     current lifetime (PurgeRules' FamilyRule; a token minted under a longer one is then honoured
+--     until its own expiry, README "Opaque access tokens");
 --   * with its user (the check then finds no user) or its application (no application).
 -- So a grant missing from `grants` but not revoked leaves nothing to remember here.
 --

@@ -727,7 +727,9 @@ DROP TABLE refresh_families;
 -- access-token lifetime, and the check reads it, the application's row and the user's.
 --
 -- A grant leaves `grants` without a revocation only
---   * through the purge, once every access token minted under it has expired (PurgeRules' FamilyRule);
+--   * through the purge, once the access tokens minted under it have expired by the application's
+--     current lifetime (PurgeRules' FamilyRule; a token minted under a longer one is then honoured
+--     until its own expiry, README "Opaque access tokens");
 --   * with its user (the check then finds no user) or its application (no application).
 -- So a grant missing from `grants` but not revoked leaves nothing to remember here.
 --
@@ -772,7 +774,7 @@ FROM grants g LEFT JOIN clients c ON c.client_id = g.client_id
 WHERE g.revoked_at IS NOT NULL AND g.user_id IS NOT NULL;
 
 """##,
-            checksum: "6cb847da1e89f3434645016d36dd1059c3a47a621a499265b7d3dfc2aaf039fe"
+            checksum: "f52830504452d992f4387050b11271f347fae13797d5211b4bb42b7a5421d7f0"
         ),
     ]
 
