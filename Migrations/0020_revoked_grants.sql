@@ -9,9 +9,8 @@
 -- access-token lifetime, and the check reads it, the application's row and the user's.
 --
 -- A grant leaves `grants` without a revocation only
---   * through the purge, once the access tokens minted under it have expired by the application's
---     current lifetime (PurgeRules' FamilyRule; a token minted under a longer one is then honoured
---     until its own expiry, README "Opaque access tokens");
+--   * through the purge, once every access token minted under it has expired, by the longest
+--     lifetime the application has had (PurgeRules' FamilyRule);
 --   * with its user (the check then finds no user) or its application (no application).
 -- So a grant missing from `grants` but not revoked leaves nothing to remember here.
 --

@@ -727,9 +727,8 @@ DROP TABLE refresh_families;
 -- access-token lifetime, and the check reads it, the application's row and the user's.
 --
 -- A grant leaves `grants` without a revocation only
---   * through the purge, once the access tokens minted under it have expired by the application's
---     current lifetime (PurgeRules' FamilyRule; a token minted under a longer one is then honoured
---     until its own expiry, README "Opaque access tokens");
+--   * through the purge, once every access token minted under it has expired, by the longest
+--     lifetime the application has had (PurgeRules' FamilyRule);
 --   * with its user (the check then finds no user) or its application (no application).
 -- So a grant missing from `grants` but not revoked leaves nothing to remember here.
 --
@@ -774,7 +773,7 @@ FROM grants g LEFT JOIN clients c ON c.client_id = g.client_id
 WHERE g.revoked_at IS NOT NULL AND g.user_id IS NOT NULL;
 
 """##,
-            checksum: "f52830504452d992f4387050b11271f347fae13797d5211b4bb42b7a5421d7f0"
+            checksum: "de2cfdb88f1f7b1bce2aaf652f1bf956b06cee3a5dead2939a284955ccfb2833"
         ),
     ]
 

@@ -94,8 +94,9 @@ extension String {
 /// A family dies at its revocation; otherwise at the later of (a) when its live refresh token
 /// stops being exchangeable (the family's absolute expiry, the application's inactivity
 /// lifetime, or that token's revocation) and (b) when the last access token minted from it
-/// expires (the live token's issue, or the grant's creation, plus the access-token lifetime,
-/// plus the retry window in which a retried refresh mints without storing). A one-row family
+/// expires (the live token's issue, or the grant's creation, plus the longest access-token
+/// lifetime the application has had, since a lowered lifetime leaves longer tokens out (migration
+/// 0020), plus the retry window in which a retried refresh mints without storing). A one-row family
 /// (migration 0017, in its grant's row since 0019) has its live token's times in the grant's
 /// `refresh_*` columns; an older family's live token is its newest row in `refresh_tokens` (and
 /// when it has rotated into a one-row family, the grant's columns decide). Older rotated tokens
@@ -119,7 +120,7 @@ enum FamilyRule {
     static func due(_ dialect: SQLDialect) -> String {
         let lastAccess = """
             COALESCE(g.refresh_rotated_at, g.refresh_issued_at, h.issued_at, g.created_at) + ?5
-                + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.access_token_lifetime END
+                + CASE WHEN g.user_id IS NULL THEN COALESCE(a.token_lifetime, ?6) ELSE c.longest_access_token_lifetime END
             """
         let idleEnd = "COALESCE(g.refresh_rotated_at, g.refresh_issued_at) + c.refresh_idle_lifetime"
         let exchangeable = """

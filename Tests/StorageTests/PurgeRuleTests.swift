@@ -83,6 +83,14 @@ import TestSupport
             try f.grant("plain-live", created: n - day - 3659)
         }, expect: [.gone("grants", "grant_id", "plain-due"), .kept("grants", "grant_id", "plain-live")]),
 
+        Case(name: "a grant waits for the longest lifetime its application has had", seed: { f in
+            // Lowered from a day to a minute: tokens minted before still live a day (migration 0020).
+            try f.run("UPDATE clients SET access_token_lifetime = 86400 WHERE client_id = ?", [.text(f.clientID)])
+            try f.run("UPDATE clients SET access_token_lifetime = 60 WHERE client_id = ?", [.text(f.clientID)])
+            try f.grant("plain-due", created: n - day - 86_460)
+            try f.grant("plain-live", created: n - day - 86_459)
+        }, expect: [.gone("grants", "grant_id", "plain-due"), .kept("grants", "grant_id", "plain-live")]),
+
         Case(name: "a machine grant lives as long as its API's tokens", seed: { f in
             try f.api("https://api.example", lifetime: 600)
             try f.grant("m2m-due", created: n - day - 660, machine: true, audience: "https://api.example")
