@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Settings", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "BenchTests", dependencies: ["bench", "SQLite"]),
+        .testTarget(name: "BenchTests", dependencies: ["bench", "SQLite", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQL", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Model", "OIDC", "TestSupport"]),

@@ -1,6 +1,6 @@
-import Foundation
 import SQLite
 import Testing
+import TestSupport
 @testable import bench
 
 /// `bench seed` writes its grants revoked already, which the trigger of migration 0020 never sees:
@@ -9,10 +9,8 @@ import Testing
 @Suite("Seeded revocations")
 struct SeedRevokedGrantsTests {
     @Test func everyRevokedUserGrantIsRemembered() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-seed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("seed.sqlite3").path
+        let directory = try TemporaryDirectory("gatehouse-seed")
+        let path = directory.file("seed.sqlite3")
         try SeedBench.run(arguments: ["--users", "40", "--refresh-tokens", "400", "--sessions", "40", "--audit", "10", "--out", path])
         let connection = try Connection(path: path)
         defer { connection.close() }
