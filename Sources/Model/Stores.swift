@@ -59,6 +59,13 @@ public protocol GrantStore: Sendable {
     func find(grantID: String) throws(StorageError) -> Grant?
     /// Idempotent: revoking a revoked grant keeps the first time and reason.
     func revoke(grantID: String, at time: Date, reason: String) throws(StorageError)
+    /// A `client_credentials` grant has no row: its token is a signed JWT that names the grant, the
+    /// application and its own expiry, so there is nothing to store when it is issued (README
+    /// "Machine-to-machine tokens"). Its revocation is remembered in `revoked_grants` until
+    /// `expiresAt`, the token's `exp`. False when it was already revoked.
+    func revokeMachineGrant(grantID: String, until expiresAt: Date) throws(StorageError) -> Bool
+    /// Whether a `client_credentials` grant without a row was revoked.
+    func isMachineGrantRevoked(grantID: String) throws(StorageError) -> Bool
 }
 
 /// A grant and a user read together (SQLite: one read transaction instead of two; PostgreSQL: two

@@ -119,8 +119,8 @@ struct Composition: Sendable {
         flow.deviceLabel = { ClientInfo.label($0) }
         flow.selfService = selfService
         flow.databaseConnection = settings.connectionName
-        let upstreamParts = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants, opaque: opaque,
-                                                 holders: grantHolders, clock: clock, logger: logger)
+        let upstreamParts = UpstreamAccountParts(settings: settings, store: store, keyRing: keyRing, users: users, grants: grants,
+                                                 clients: clients, opaque: opaque, holders: grantHolders, clock: clock, logger: logger)
         upstream = upstreamParts
         let upstreamSignIn = Self.upstreamAuthenticator(settings: settings, parts: upstreamParts, users: users, clock: clock)
         flow.upstream = upstreamSignIn

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Model
 import SQLite
 
-/// Token families in SQLite. Revoking one also revokes its refresh tokens in the same transaction.
+/// Grants on any SQL backend. Revoking one also revokes its refresh tokens in the same transaction.
 public struct SQLiteGrantStore: GrantStore {
     let database: any SQLDatabase
 
@@ -41,6 +41,25 @@ public struct SQLiteGrantStore: GrantStore {
                     throw StorageError.notFound("grant \(grantID)")
                 }
                 try Self.revoke(grantID: grantID, at: time, reason: reason, on: connection)
+            }
+        }
+    }
+
+    /// One statement: the revocation is remembered until the token's own expiry, and a second one
+    /// changes nothing (migration 0020's table, whose purge rule drops the row after `expiresAt`).
+    public func revokeMachineGrant(grantID: String, until expiresAt: Date) throws(StorageError) -> Bool {
+        try mapStorageErrors {
+            try database.singleStatementWrite { connection in
+                try connection.run("INSERT INTO revoked_grants (grant_id, expires_at) VALUES (?, ?) ON CONFLICT (grant_id) DO NOTHING",
+                                   [.text(grantID), SQLValue(date: expiresAt)]) == 1
+            }
+        }
+    }
+
+    public func isMachineGrantRevoked(grantID: String) throws(StorageError) -> Bool {
+        try mapStorageErrors {
+            try database.lookups { connection in
+                try connection.queryOne("SELECT 1 FROM revoked_grants WHERE grant_id = ?", [.text(grantID)]) != nil
             }
         }
     }

@@ -67,6 +67,17 @@ final class MemoryGrantStore: GrantStore, @unchecked Sendable {
         if grant.revokedAt == nil { grant.revokedAt = time; grant.revokeReason = reason }
         grants[grantID] = grant
     }
+    private var revokedMachineGrants: [String: Date] = [:]
+    func revokeMachineGrant(grantID: String, until expiresAt: Date) throws(StorageError) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard revokedMachineGrants[grantID] == nil else { return false }
+        revokedMachineGrants[grantID] = expiresAt
+        return true
+    }
+    func isMachineGrantRevoked(grantID: String) throws(StorageError) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return revokedMachineGrants[grantID] != nil
+    }
     var all: [Grant] { lock.lock(); defer { lock.unlock() }; return Array(grants.values) }
 }
 

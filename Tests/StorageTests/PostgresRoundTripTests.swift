@@ -62,7 +62,8 @@ struct PostgresRoundTripTests {
         #expect(database.roundTrips - before == 4)
     }
 
-    /// What `client_credentials` and `/userinfo` cost the stores besides the cached client (1).
+    /// What `client_credentials` and `/userinfo` cost the stores besides the cached client (1), and
+    /// a machine grant's revocation.
     @Test func clientCredentialsAndUserinfoAreOneStatementPerLookup() throws {
         let stores = try StoreBackend.postgresql.make()
         let postgres = try #require(stores.keepAlive.first as? PostgresStore)
@@ -78,10 +79,13 @@ struct PostgresRoundTripTests {
         var before = database.roundTrips
         let api = try #require(try apis.find(identifier: "https://api.example.com/"))
         #expect(try apis.clientGrant(clientID: client.clientID, apiID: api.apiID) != nil)
-        try stores.grants.create(Grant(grantID: "m2m-1", clientID: client.clientID, userID: nil, sessionID: nil, scope: "read",
-                                       audience: api.identifier, authTime: nil, createdAt: Sample.now))
-        // The API, the client grant, the INSERT of the grant: one statement each, no BEGIN/COMMIT.
-        #expect(database.roundTrips - before == 3)
+        // The API and the client grant, one statement each; the machine grant is not stored.
+        #expect(database.roundTrips - before == 2)
+        before = database.roundTrips
+        #expect(try stores.grants.revokeMachineGrant(grantID: "m2m-1", until: Sample.now + 900))
+        #expect(try stores.grants.isMachineGrantRevoked(grantID: "m2m-1"))
+        // Its revocation and the check of it: one statement each.
+        #expect(database.roundTrips - before == 2)
 
         try stores.grants.create(Grant(grantID: "g-1", clientID: client.clientID, userID: user.userID, sessionID: nil, scope: "openid",
                                        authTime: Sample.now, createdAt: Sample.now))

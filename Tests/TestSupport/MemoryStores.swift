@@ -13,6 +13,8 @@ public final class MemoryDatabase: @unchecked Sendable {
     var codes: [String: AuthorizationCode] = [:]
     var sessions: [String: Session] = [:]
     var grants: [String: Grant] = [:]
+    /// Revoked `client_credentials` grants, which have no row, until their tokens' expiry.
+    var revokedMachineGrants: [String: Date] = [:]
     var transactions: [String: LoginTransaction] = [:]
     /// Refresh tokens by hash: their grant and revocation time (no protocol owns them yet).
     var refreshTokens: [String: (grantID: String, revokedAt: Date?)] = [:]
@@ -244,6 +246,18 @@ public final class MemoryGrantStore: GrantStore, @unchecked Sendable {
                 database.refreshTokens[hash] = (grantID, time)
             }
         }
+    }
+
+    public func revokeMachineGrant(grantID: String, until expiresAt: Date) throws(StorageError) -> Bool {
+        try database.locked {
+            guard database.revokedMachineGrants[grantID] == nil else { return false }
+            database.revokedMachineGrants[grantID] = expiresAt
+            return true
+        }
+    }
+
+    public func isMachineGrantRevoked(grantID: String) throws(StorageError) -> Bool {
+        try database.locked { database.revokedMachineGrants[grantID] != nil }
     }
 }
 

@@ -77,22 +77,22 @@ public enum AccessTokenValidator {
     }
 
     /// A client_credentials JWT for `audience` (RFC 9068 with `gty` `client-credentials`, `sub` the
-    /// client): its signature, `typ`, `iss`, `aud`, `exp`, and a live grant of that client with no
-    /// user. Nil when the token is not such a JWT (then it may be a user's token); `invalid_token`
-    /// when it is one and fails a check.
+    /// client): its signature, `typ`, `iss`, `aud`, `exp`, and a live grant of that client
+    /// (`MachineGrants`: not revoked, its application still there). Nil when the token is not such a
+    /// JWT (then it may be a user's token); `invalid_token` when it is one and fails a check.
     public static func validateMachine(bearer: String, keys: (String) -> (PublicKey, JWS.Algorithm)?, issuer: String, audience: String,
-                                       grants: any GrantStore, clock: any Clock) throws(OAuthError) -> MachineTokenGrant? {
+                                       grants: any GrantStore, clients: any ClientStore,
+                                       clock: any Clock) throws(OAuthError) -> MachineTokenGrant? {
         guard !OpaqueAccessTokens.looksOpaque(bearer) else { return nil }
         guard let verified = try? JWS.verify(bearer, keys: keys), let claims = try? verified.claims(),
               claims["gty"]?.stringValue == "client-credentials" else { return nil }
         let presented = try self.verified(bearer, keys: keys, issuer: issuer, audience: audience)
         guard Double(presented.expiresAt) > clock.now.timeIntervalSince1970 else { throw invalid("expired") }
         guard presented.userID == presented.clientID else { throw invalid("a client_credentials token whose sub is not its client") }
-        let grant: Grant?
-        do { grant = try grants.find(grantID: presented.grantID) } catch { throw OAuthError(storage: error) }
-        guard let grant, grant.revokedAt == nil, grant.userID == nil, grant.clientID == presented.clientID else {
-            throw invalid("grant \(presented.grantID) unknown or revoked")
+        let live = try storage { () throws(StorageError) in
+            try MachineGrants.isLive(grantID: presented.grantID, clientID: presented.clientID, grants: grants, clients: clients)
         }
+        guard live else { throw invalid("grant \(presented.grantID) revoked or its application deleted") }
         return MachineTokenGrant(clientID: presented.clientID, scopes: ScopeList.tokens(presented.scope), grantID: presented.grantID)
     }
 

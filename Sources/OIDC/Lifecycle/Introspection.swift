@@ -100,8 +100,13 @@ public struct TokenIntrospector: Sendable {
         let audience = TokenInspection.audience(claims)
         guard try mayIntrospect(clientID: clientID, audience: audience, caller: caller) else { return .inactive }
         guard let exp = claims["exp"]?.integerValue, Double(exp) > clock.now.timeIntervalSince1970 else { return .inactive }
-        guard let subject = claims["sub"]?.stringValue, let grant = try grants.find(grantID: grantID), grant.revokedAt == nil,
-              TokenInspection.same(grant.clientID, clientID), try activeSubject(grant: grant, subject: subject) else { return .inactive }
+        guard let subject = claims["sub"]?.stringValue else { return .inactive }
+        if MachineGrants.isMachineToken(claims, clientID: clientID) {
+            guard try MachineGrants.isLive(grantID: grantID, clientID: clientID, grants: grants, clients: clients) else { return .inactive }
+        } else {
+            guard let grant = try grants.find(grantID: grantID), grant.revokedAt == nil, TokenInspection.same(grant.clientID, clientID),
+                  try activeSubject(grant: grant, subject: subject) else { return .inactive }
+        }
         var members: [String: JSONValue] = [
             "active": .bool(true), "token_type": .string(TokenKind.accessToken.rawValue), "client_id": .string(clientID),
             "sub": .string(subject), "iss": .string(issuer), "exp": .integer(exp),

@@ -15,7 +15,8 @@ public enum RevocationResult: Sendable, Equatable {
 ///    `client_id` alone, confidential ones with their secret. Failure → `invalid_client` (401).
 /// 2. `token` is required (`invalid_request`); `token_type_hint` is accepted and not needed.
 /// 3. A refresh token (found by hash) or one of our access tokens (opaque and opened, or a JWT with its signature verified; `grant_id`)
-///    revokes its grant — the whole family. A token of another client changes nothing and answers
+///    revokes its grant — the whole family. A `client_credentials` grant has no row: its revocation
+///    is remembered until the token's `exp` (`MachineGrants`). A token of another client changes nothing and answers
 ///    the same as an unknown one, so the endpoint is no oracle for other clients' tokens.
 public struct TokenRevoker: Sendable {
     public let issuer: String
@@ -44,6 +45,7 @@ public struct TokenRevoker: Sendable {
         guard let token = request["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
         let grantID: String
         let kind: TokenKind
+        var machineTokenExpiry: Date?
         switch try TokenInspection.inspect(token, lookup: lookup, keys: keys, opaque: opaqueTokens, issuer: issuer, familyMAC: familyMAC) {
         case .unknown(let reason):
             return .ignored(reason)
@@ -52,14 +54,26 @@ public struct TokenRevoker: Sendable {
                 return .ignored("refresh token of \(snapshot.clientID) presented by \(client.clientID)")
             }
             (grantID, kind) = (snapshot.grantID, .refreshToken)
-        case .access(_, let tokenGrantID, let clientID):
+        case .access(let claims, let tokenGrantID, let clientID):
             guard TokenInspection.same(clientID, client.clientID) else {
                 return .ignored("access token of \(clientID) presented by \(client.clientID)")
             }
             (grantID, kind) = (tokenGrantID, .accessToken)
+            if MachineGrants.isMachineToken(claims, clientID: clientID), let exp = claims["exp"]?.integerValue {
+                machineTokenExpiry = Date(timeIntervalSince1970: TimeInterval(exp))
+            }
         }
         do {
-            guard let grant = try grants.find(grantID: grantID), TokenInspection.same(grant.clientID, client.clientID) else {
+            let stored = try grants.find(grantID: grantID)
+            if stored == nil, let machineTokenExpiry {
+                // A client_credentials grant has no row: remembered as revoked until its token expires.
+                guard machineTokenExpiry > clock.now else { return .ignored("access token of grant \(grantID) already expired") }
+                guard try grants.revokeMachineGrant(grantID: grantID, until: machineTokenExpiry) else {
+                    return .ignored("grant \(grantID) already revoked")
+                }
+                return .revoked(grantID: grantID, kind: kind)
+            }
+            guard let grant = stored, TokenInspection.same(grant.clientID, client.clientID) else {
                 return .ignored("grant \(grantID) unknown or of another client")
             }
             guard grant.revokedAt == nil else { return .ignored("grant \(grantID) already revoked") }

@@ -27,7 +27,11 @@ extension TokenEndpoint {
     /// - `scope`: the requested scopes, every one of which the client grant must hold (else
     ///   `access_denied` "Client has not been granted scopes: …", 403, as Auth0), or every granted
     ///   scope when none is requested (the scope-and-audience phase's `.clientCredentials` rule);
-    /// - a `Grant` with no user is recorded so the token can be revoked and introspected by `grant_id`.
+    /// - a `Grant` with no user names the token's `grant_id`, by which it is revoked and introspected.
+    ///   It is not stored: the signed token carries the grant, the application and its expiry, so
+    ///   issuing one writes nothing, and a revocation is remembered until the token's `exp`
+    ///   (`GrantStore.revokeMachineGrant`). A machine client asking for a token per call costs the
+    ///   database nothing (README "Machine-to-machine tokens").
     ///
     /// The issuance's `user` is a placeholder whose id is the client id; minting takes the
     /// `machine` branch (`TokenMinter.machineResponse`): no ID token, no refresh token.
@@ -42,7 +46,6 @@ extension TokenEndpoint {
         return GrantDraft(rule: rule) { decision throws(OAuthError) in
             let grant = Grant(grantID: Random.token(bytes: 16), clientID: client.clientID, userID: nil, sessionID: nil,
                               scope: decision.scopes.joined(separator: " "), audience: decision.audience, authTime: nil, createdAt: now)
-            try storage { () throws(StorageError) in try grants.create(grant) }
             var issuance = TokenIssuance(client: client, user: User(userID: client.clientID, email: "", createdAt: now), grant: grant,
                                          scopes: decision.scopes, audience: decision.audience, nonce: nil, authTime: nil, sessionID: nil)
             issuance.machine = decision.machine

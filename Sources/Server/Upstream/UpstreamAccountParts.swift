@@ -26,8 +26,9 @@ struct UpstreamAccountParts: Sendable {
     /// `GatehouseServer` starts and stops it.
     let revocationSender: UpstreamRevocationSender
 
-    init(settings: Settings, store: any GatehouseStorage, keyRing: KeyRing, users: SQLiteUserStore, grants: any GrantStore, opaque: OpaqueAccessTokens,
-         holders: any GrantHolderReader, clock: any Clock, logger: Logger, fetcher: any UpstreamFetcher = CurlUpstreamFetcher()) {
+    init(settings: Settings, store: any GatehouseStorage, keyRing: KeyRing, users: SQLiteUserStore, grants: any GrantStore,
+         clients: any ClientStore, opaque: OpaqueAccessTokens, holders: any GrantHolderReader, clock: any Clock, logger: Logger,
+         fetcher: any UpstreamFetcher = CurlUpstreamFetcher()) {
         let issuer = settings.issuer.url
         let tokenKey = keyRing.derivedKey(purpose: UpstreamTokenKey.purpose)
         connections = SQLiteConnectionStore(store: store, key: keyRing.derivedKey(purpose: ConnectionSecretKey.purpose))
@@ -48,7 +49,7 @@ struct UpstreamAccountParts: Sendable {
             },
             validateMachine: { bearer, audience throws(OAuthError) in
                 try AccessTokenValidator.validateMachine(bearer: bearer, keys: keyRing.current.verificationKey, issuer: issuer,
-                                                         audience: audience, grants: grants, clock: clock)
+                                                         audience: audience, grants: grants, clients: clients, clock: clock)
             })
         notifications = AppleNotifications(connections: connections, identities: identities, tokens: upstreamTokens, keys: keyCache,
                                            clock: clock) { userID, reason throws(StorageError) in
