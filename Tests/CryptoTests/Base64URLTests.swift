@@ -13,6 +13,15 @@ struct Base64URLTests {
         }
     }
 
+    @Test("decodes a token's substring, and every byte value")
+    func substringsAndEveryByte() throws {
+        let bytes = (0...255).map(UInt8.init)
+        let token = "at_" + Base64URL.encode(bytes)
+        #expect(try Base64URL.decode(token.dropFirst(3)) == bytes)
+        // 255 bytes are the first 340 characters: a slice that ends inside the string.
+        #expect(try Base64URL.decode(token.dropFirst(3).dropLast(2)) == Array(bytes.prefix(255)))
+    }
+
     @Test("RFC 4648 vectors in the URL alphabet")
     func vectors() throws {
         let cases: [(String, String)] = [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"),
@@ -38,6 +47,8 @@ struct Base64URLTests {
         ("Zm9vé", .invalidCharacter(offset: 4)),     // non-ASCII
         ("Z", .invalidLength),                       // 4k+1
         ("Zm9vY", .invalidLength),                   // 4k+1
+        ("Zm9v=", .invalidCharacter(offset: 4)),     // a bad character before a bad length
+        ("Zm=vY", .invalidCharacter(offset: 2)),     // the first bad character, in a whole group
         ("Zh", .nonZeroTrailingBits),                // "f" is Zg
         ("Zm9", .nonZeroTrailingBits),               // "fo" is Zm8
         ("-_9", .nonZeroTrailingBits),               // [fb ff] is -_8
