@@ -16,8 +16,8 @@ public enum RevocationResult: Sendable, Equatable {
 /// 2. `token` is required (`invalid_request`); `token_type_hint` is accepted and not needed.
 /// 3. A refresh token (found by hash) or one of our access tokens (opaque and opened, or a JWT with its signature verified; `grant_id`)
 ///    revokes its grant — the whole family. A `client_credentials` grant has no row: its revocation
-///    is remembered until the token's `exp` (`MachineGrants`). A token of another client changes nothing and answers
-///    the same as an unknown one, so the endpoint is no oracle for other clients' tokens.
+///    is remembered until the token's `exp` (`MachineGrants`). A token of another client changes
+///    nothing and answers the same as an unknown one, so the endpoint is no oracle for other clients' tokens.
 public struct TokenRevoker: Sendable {
     public let issuer: String
     public let clients: any ClientStore
