@@ -159,9 +159,13 @@ bench_scale() {
                 "$signin" "$((cpu_after - cpu_before))" "$(getconf CLK_TCK)")"
             local files
             files=$(python3 -c 'import os,sys; p=sys.argv[1]; print(sum(os.path.getsize(p+s) for s in ("", "-wal") if os.path.exists(p+s)))' "$work/scale-$size/data/idp.sqlite3")
-            echo "{\"kind\": \"state\", \"size\": \"$size\", \"run\": $run, \"rss_kb\": $(awk '/VmRSS/ {print $2}' "/proc/$p/status"), \"rss_before_signin_kb\": $rss_before_signin, \"hwm_kb\": $(awk '/VmHWM/ {print $2}' "/proc/$p/status"), \"db_bytes\": $files}" >> "$rows"
+            # How much of the database the page cache still holds after the round (util-linux's fincore).
+            local cached
+            cached=$(fincore --bytes --noheadings --output RES "$work/scale-$size/data/idp.sqlite3" 2>/dev/null || echo null)
+            echo "{\"kind\": \"state\", \"size\": \"$size\", \"run\": $run, \"rss_kb\": $(awk '/VmRSS/ {print $2}' "/proc/$p/status"), \"rss_before_signin_kb\": $rss_before_signin, \"hwm_kb\": $(awk '/VmHWM/ {print $2}' "/proc/$p/status"), \"db_bytes\": $files, \"db_cached_bytes\": ${cached:-null}}" >> "$rows"
         done
     done
     cp "$rows" "${BENCH_OUT:-/tmp}/gatehouse-bench-scale.jsonl" 2>/dev/null || true
     python3 "$lua/scale_report.py" "$rows"
+    page_reclaim_note
 }

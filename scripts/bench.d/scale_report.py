@@ -83,6 +83,10 @@ for size in sizes:
         print(f"  {size:>5}: RSS {max(s['rss_kb'] for s in states[size]) / 1024:.1f} MiB after the rows"
               + (f", {max(before) / 1024:.1f} before the sign-in row" if before else "")
               + f" (peak {max(s['hwm_kb'] for s in states[size]) / 1024:.1f} MiB), database + WAL {states[size][-1]['db_bytes'] / 1048576:.0f} MiB")
+        cached = [s["db_cached_bytes"] for s in states[size] if s.get("db_cached_bytes") is not None]
+        if cached:
+            print(f"  {size:>5}: the database's pages in the page cache after each round: "
+                  + " / ".join(f"{c / 1048576:.0f}" for c in cached) + " MiB (a page not there is read from disk)")
 print("Goals at the largest size:")
 print("\n".join(verdicts))
 print("CPU ms = server CPU per request (per flow for signin, password hash included); KB w/req = bytes the daemon sent to storage"
