@@ -86,7 +86,7 @@ public enum AccessTokenValidator {
         guard !OpaqueAccessTokens.looksOpaque(bearer) else { return nil }
         guard let verified = try? JWS.verify(bearer, keys: keys), let claims = try? verified.claims(),
               claims["gty"]?.stringValue == "client-credentials" else { return nil }
-        let presented = try self.verified(bearer, keys: keys, issuer: issuer, audience: audience)
+        let presented = try checked(verified, claims: claims, issuer: issuer, audience: audience)
         guard Double(presented.expiresAt) > clock.now.timeIntervalSince1970 else { throw invalid("expired") }
         guard presented.userID == presented.clientID else { throw invalid("a client_credentials token whose sub is not its client") }
         let live = try storage { () throws(StorageError) in
@@ -127,6 +127,12 @@ public enum AccessTokenValidator {
         } catch {
             throw invalid("signature or format invalid: \(error)")
         }
+        return try checked(verified, claims: claims, issuer: issuer, audience: required)
+    }
+
+    /// A verified JWT's header and claims as an access token of ours for the userinfo URL or `required`.
+    static func checked(_ verified: VerifiedJWS, claims: [String: JSONValue], issuer: String,
+                        audience required: String?) throws(OAuthError) -> Presented {
         guard let typ = verified.header["typ"]?.stringValue?.lowercased(), typ == "at+jwt" || typ == "application/at+jwt" else {
             throw invalid("typ is not at+jwt")
         }
