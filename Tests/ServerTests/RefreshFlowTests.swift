@@ -106,6 +106,67 @@ import TestSupport
         #expect(unknown.status == 400 && unknown.text == Self.deadBody)
     }
 
+    /// Every refusal of a live token leaves it unused (RFC 6749 §6: a refused request changes
+    /// nothing): the token then still rotates, and its successor too.
+    @Test(arguments: [
+        ("a scope beyond the grant's", "scope", "openid admin", 400, "invalid_scope"),
+        ("an audience the grant does not have", "audience", "https://api.example.com", 400, "invalid_request"),
+        ("another application", "client_id", "other", 400, "invalid_grant"),
+        ("a token whose secret part was changed", "refresh_token", "tampered", 400, "invalid_grant"),
+    ])
+    func aRefusedRefreshLeavesTheTokenUnused(_ label: String, field: String, value: String, status: Int, error: String) throws {
+        let fixture = try SignInFixture()
+        let app = try fixture.createApp()
+        let other = try fixture.createApp()
+        try fixture.createUser()
+        let signedIn = try signIn(fixture, Browser(directory: fixture.daemon.directory), clientID: app.clientID)
+        let token = try #require(signedIn["refresh_token"] as? String)
+        var body: [String: Any] = ["grant_type": "refresh_token", "client_id": app.clientID, "refresh_token": token]
+        switch (field, value) {
+        case ("client_id", "other"): body["client_id"] = other.clientID
+        case ("refresh_token", "tampered"): body["refresh_token"] = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+        default: body[field] = value
+        }
+        let refused = try Browser(directory: fixture.daemon.directory).post(fixture.issuer + "oauth/token", json: body)
+        #expect(refused.status == status, "\(label): \(refused.text)")
+        #expect(try refused.json()["error"] as? String == error, "\(label)")
+
+        let first = try refresh(fixture, clientID: app.clientID, token: token)
+        #expect(first.status == 200, "\(label): \(first.text)")
+        let successor = try #require(try first.json()["refresh_token"] as? String)
+        #expect(try refresh(fixture, clientID: app.clientID, token: successor).status == 200)
+    }
+
+    /// A family with an API audience rotates like any other: a JWT for the API each time (its
+    /// scope phase reads the API), a retry gets the same successor, and the successor rotates on.
+    @Test func aFamilyWithAnAPIAudienceRotates() throws {
+        let fixture = try SignInFixture()
+        let app = try fixture.createApp()
+        try fixture.createUser()
+        let api = "https://api.example.com/"
+        let created = try fixture.daemon.admin(["apis", "create", "--identifier", api, "--name", "Orders", "--scopes", "read:orders"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let callback = try fixture.signIn(Browser(directory: fixture.daemon.directory), clientID: app.clientID,
+                                          extra: [("scope", Self.scope + " read:orders"), ("audience", api)])
+        let code = try #require(queryParameters(of: callback)["code"])
+        let first = try fixture.redeem(code: code, clientID: app.clientID)
+        #expect(first.status == 200, "\(first.text)")
+        let r0 = try #require(try first.json()["refresh_token"] as? String)
+
+        let rotated = try refresh(fixture, clientID: app.clientID, token: r0)
+        #expect(rotated.status == 200, "\(rotated.text)")
+        let body = try rotated.json()
+        let r1 = try #require(body["refresh_token"] as? String)
+        // As Auth0: the API and, for an `openid` grant, /userinfo.
+        let audience = try SignInFixture.claims(of: try #require(body["access_token"] as? String))["aud"] as? [String]
+        #expect(audience?.first == api, "\(String(describing: audience))")
+        #expect(try refresh(fixture, clientID: app.clientID, token: r0).json()["refresh_token"] as? String == r1)
+        let next = try refresh(fixture, clientID: app.clientID, token: r1)
+        #expect(next.status == 200, "\(next.text)")
+        let r2 = try next.json()["refresh_token"] as? String
+        #expect(r2 != nil && r2 != r1)
+    }
+
     /// Two devices, two sessions and families; `sessions revoke` signs out only one of them.
     @Test func twoDevicesAreTwoSessionsRevokedOneAtATime() throws {
         let fixture = try SignInFixture()

@@ -87,6 +87,10 @@ for size in sizes:
         if cached:
             print(f"  {size:>5}: the database's pages in the page cache after each round: "
                   + " / ".join(f"{c / 1048576:.0f}" for c in cached) + " MiB (a page not there is read from disk)")
+        warmed = [s["db_cached_before_warming_bytes"] for s in states[size] if s.get("db_cached_before_warming_bytes") is not None]
+        if warmed:
+            print(f"  {size:>5}: read through the page cache before each round (BENCH_SCALE_WARM); cached before that: "
+                  + " / ".join(f"{c / 1048576:.0f}" for c in warmed) + " MiB")
 print("Goals at the largest size:")
 print("\n".join(verdicts))
 print("CPU ms = server CPU per request (per flow for signin, password hash included); KB w/req = bytes the daemon sent to storage"
