@@ -79,6 +79,9 @@ open(out, "w").write("\n".join(access) + "\n")
 PY
 }
 
+# How many bytes of a file the page cache holds (util-linux's fincore), or null.
+cached_bytes() { fincore --bytes --noheadings --output RES "$1" 2>/dev/null || echo null; }
+
 bench_scale() {
     local sizes=${BENCH_SCALE_SIZES:-1k,100k,1m} runs=${BENCH_RUNS:-3} connections=${BENCH_TOKEN_CONNECTIONS:-16}
     local rows="$work/scale-rows.jsonl" size run list=() open_connections=16
@@ -127,7 +130,7 @@ bench_scale() {
             # disk; how much was cached before that is reported (fincore), and 0 measures as found.
             warmed=null
             if [ "${BENCH_SCALE_WARM:-1}" != 0 ]; then
-                warmed=$(fincore --bytes --noheadings --output RES "$work/scale-$size/data/idp.sqlite3" 2>/dev/null || echo null)
+                warmed=$(cached_bytes "$work/scale-$size/data/idp.sqlite3")
                 cat "$work/scale-$size/data/idp.sqlite3" > /dev/null
             fi
             for alg in ES256 RS256; do
@@ -167,9 +170,9 @@ bench_scale() {
                 "$signin" "$((cpu_after - cpu_before))" "$(getconf CLK_TCK)")"
             local files
             files=$(python3 -c 'import os,sys; p=sys.argv[1]; print(sum(os.path.getsize(p+s) for s in ("", "-wal") if os.path.exists(p+s)))' "$work/scale-$size/data/idp.sqlite3")
-            # How much of the database the page cache still holds after the round (util-linux's fincore).
+            # How much of the database the page cache still holds after the round.
             local cached
-            cached=$(fincore --bytes --noheadings --output RES "$work/scale-$size/data/idp.sqlite3" 2>/dev/null || echo null)
+            cached=$(cached_bytes "$work/scale-$size/data/idp.sqlite3")
             echo "{\"kind\": \"state\", \"size\": \"$size\", \"run\": $run, \"rss_kb\": $(awk '/VmRSS/ {print $2}' "/proc/$p/status"), \"rss_before_signin_kb\": $rss_before_signin, \"hwm_kb\": $(awk '/VmHWM/ {print $2}' "/proc/$p/status"), \"db_bytes\": $files, \"db_cached_bytes\": ${cached:-null}, \"db_cached_before_warming_bytes\": ${warmed:-null}}" >> "$rows"
         done
     done
